@@ -1,0 +1,82 @@
+"""The `studytui` command line. With no subcommand it starts the TUI.
+
+Each group of subcommands lives in `studytui/commands/<name>.py` and exposes
+`register(subparsers)`. Those modules import only what parsing needs; handlers import their heavy
+dependencies when they run, so commands start fast and never import Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from studytui import __version__
+from studytui.errors import StudyError
+
+# Modules that add subcommands, in the order their commands appear in --help.
+COMMAND_MODULES = (
+    "studytui.commands.guide",
+    "studytui.commands.study",
+    "studytui.commands.calc",
+    "studytui.commands.measure",
+)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with one-line errors and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        raise SystemExit(2)
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="studytui",
+        description=(
+            "Study the AI Performance Engineering reading list in your terminal. "
+            "With no command, opens the study app."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"studytui {__version__}")
+    parser.add_argument("--data-dir", metavar="DIR", help="where progress and notes live (default: see 'studytui where')")
+    parser.add_argument("--content", metavar="DIR", help="load the guide from DIR instead of the bundled content")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a command group not built yet
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            from studytui.tui_launch import launch
+
+            return launch(args)
+        return int(args.func(args) or 0)
+    except StudyError as exc:
+        sys.stderr.write(f"studytui: error: {exc}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("studytui: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # `studytui list | head`: the reader went away; that is not an error worth a traceback.
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

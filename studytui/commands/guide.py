@@ -1,0 +1,291 @@
+"""Read-only commands over the guide: list, show, search, open, where, check."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from studytui.errors import UsageError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("list", help="entries in guide order", description="List the guide's entries in order.")
+    p.add_argument("--section", metavar="S", help="only this section (id, number such as 2, or title words)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("show", help="one entry in full", description="Show one entry in full.")
+    p.add_argument("id", help="entry id (see 'studytui list')")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser(
+        "search", help="jump to entries by keyword",
+        description="Ranked keyword search over titles, sections, tags, authors, summaries and your notes. "
+        "Case, punctuation and hyphens do not matter ('stream k', 'Stream-K', 'streamk').",
+    )
+    p.add_argument("query", nargs="+", help="words to look for")
+    p.add_argument("--json", action="store_true", help="machine-readable output (the same objects as 'list --json', best first)")
+    p.add_argument("--limit", type=_positive_int, default=10, metavar="N", help="at most N results (default 10)")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser(
+        "open", help="open an entry's source in the browser",
+        description="Open the entry's source URL in your browser when one can be used here; over SSH or "
+        "without a display, print it as a clickable terminal link and as plain text instead.",
+    )
+    p.add_argument("id", help="entry id")
+    p.set_defaults(func=cmd_open)
+
+    p = sub.add_parser("where", help="print the content and data directories in use")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_where)
+
+    p = sub.add_parser(
+        "check", help="apply the source policy to the content",
+        description="Check the content against the guide's source policy: admitted kinds with https URLs, "
+        "unique ids, no URL twice in a subsection, dated Frontier entries, watchlist items without a URL "
+        "marked as such, and every performance claim carrying hardware, workload, precision, baseline and "
+        "correctness method. Exit 0 when clean, 1 listing every problem as FILE:LINE: message.",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_check)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _guide(args: argparse.Namespace):
+    from studytui.guide import load_guide
+
+    return load_guide(args.content)
+
+
+def _entry(guide, entry_id: str):
+    entry = guide.get(entry_id)
+    if entry is None:
+        import difflib
+
+        close = difflib.get_close_matches(entry_id, [e.id for e in guide.entries], n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; try 'studytui search WORDS'"
+        raise UsageError(f"unknown entry id '{entry_id}'{hint}")
+    return entry
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    guide = _guide(args)
+    entries = guide.entries
+    if args.section:
+        section = guide.section(args.section)
+        if section is None:
+            names = ", ".join(s.id for s in guide.sections)
+            raise UsageError(f"unknown section '{args.section}' (one of: {names})")
+        entries = section.entries
+    if args.json:
+        from studytui.output import print_json
+
+        print_json([e.to_dict() for e in entries])
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.output import console
+
+    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    table.add_column("id", style="cyan", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("title")
+    current = None
+    for e in entries:
+        if e.section_id != current:
+            current = e.section_id
+            table.add_row("", "", Text(e.section_title, style="bold underline"))
+        table.add_row(e.id, e.kind or "-", Text(e.title))
+    console().print(table)
+    return 0
+
+
+def _entry_markdown(e) -> str:
+    lines = [f"# {e.title}", ""]
+    meta = [f"**{e.kind or 'watchlist'}**"]
+    if e.authors:
+        meta.append(", ".join(e.authors))
+    if e.year:
+        meta.append(str(e.year))
+    lines += [" · ".join(meta), "", e.summary, ""]
+    lines.append(f"*Section:* {e.section_title}" + (f" / {e.subsection_title}" if e.subsection_title else ""))
+    if e.tags:
+        lines.append(f"*Tags:* {', '.join(e.tags)}")
+    if e.date:
+        lines.append(f"*Verified:* {e.date}")
+    if e.url:
+        lines.append(f"*Source:* <{e.url}>")
+    else:
+        lines.append(f"*Source:* none yet ({e.no_url_reason})")
+    for url in e.related_urls:
+        lines.append(f"*Related:* <{url}>")
+    return "\n\n".join(l for l in lines if l is not None)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    guide = _guide(args)
+    e = _entry(guide, args.id)
+    if args.json:
+        from studytui.output import print_json
+
+        data = e.to_dict()
+        data.update(related_urls=list(e.related_urls), also_names=list(e.also_names), no_url_reason=e.no_url_reason)
+        print_json(data)
+        return 0
+    from rich.markdown import Markdown
+
+    from studytui.output import console
+
+    console().print(Markdown(_entry_markdown(e), hyperlinks=True))
+    return 0
+
+
+def _note_texts(args: argparse.Namespace) -> dict[str, str]:
+    """The learner's notes, so search finds words in them too. No store yet means no notes."""
+    from studytui.paths import data_dir
+
+    db = data_dir(args.data_dir) / "studytui.db"
+    if not db.exists():
+        return {}
+    from studytui.store import open_store
+
+    store = open_store(data_dir(args.data_dir))
+    try:
+        return {k: p.note for k, p in store.states().items() if p.note}
+    finally:
+        store.close()
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from studytui.guide.search import SearchIndex
+
+    guide = _guide(args)
+    query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("search needs at least one word")
+    hits = SearchIndex(guide.entries).search(query, limit=args.limit, note_texts=_note_texts(args))
+    if args.json:
+        from studytui.output import print_json
+
+        out: list[dict[str, Any]] = []
+        for h in hits:
+            d = h.entry.to_dict()
+            d.update(score=h.score, matched=list(h.fields))
+            out.append(d)
+        print_json(out)
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.output import console
+
+    if not hits:
+        console().print(f"No entries match {query!r}.")
+        return 0
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("id", style="cyan", no_wrap=True)
+    table.add_column("title")
+    table.add_column("section", style="dim")
+    table.add_column("matched in", style="dim")
+    for h in hits:
+        table.add_row(h.entry.id, Text(h.entry.title), Text(h.entry.section_title), ", ".join(h.fields[:3]))
+    console().print(table)
+    return 0
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    import sys
+
+    from studytui.handoff import browser_available, osc8_link
+
+    guide = _guide(args)
+    e = _entry(guide, args.id)
+    if not e.url:
+        raise UsageError(f"'{e.id}' has no source URL yet ({e.no_url_reason})")
+    usable, reason = browser_available()
+    if usable:
+        import webbrowser
+
+        if webbrowser.open(e.url):
+            sys.stdout.write(f"Opened {e.url}\n")
+            _mark_opened(args, e.id)
+            return 0
+        reason = "no browser could be started"
+    # No browser: a link the terminal can make clickable, then the plain URL to copy.
+    if sys.stdout.isatty():
+        sys.stdout.write(osc8_link(e.url, e.title) + "\n")
+    sys.stdout.write(e.url + "\n")
+    sys.stderr.write(f"studytui: not opening a browser: {reason}\n")
+    _mark_opened(args, e.id)
+    return 0
+
+
+def _mark_opened(args: argparse.Namespace, entry_id: str) -> None:
+    """Record the hand-off in the store (opening the source starts learning a pending entry)."""
+    try:
+        from studytui.store import open_store
+    except ImportError:
+        return
+    from studytui.paths import data_dir
+
+    store = open_store(data_dir(args.data_dir))
+    try:
+        store.mark_opened(entry_id)
+        if store.progress(entry_id).state == "pending":
+            store.set_state(entry_id, "learning")
+    finally:
+        store.close()
+
+
+def cmd_where(args: argparse.Namespace) -> int:
+    from studytui.paths import content_dir, data_dir, is_source_checkout
+
+    content, data = content_dir(args.content), data_dir(args.data_dir)
+    if args.json:
+        from studytui.output import print_json
+
+        print_json({"content_dir": str(content), "data_dir": str(data), "database": str(data / "studytui.db"),
+                    "source_checkout": is_source_checkout()})
+        return 0
+    import sys
+
+    sys.stdout.write(f"content: {content}\ndata:    {data}\n")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import sys
+
+    from studytui.guide.check import check_content
+    from studytui.paths import content_dir
+
+    report = check_content(content_dir(args.content))
+    if args.json:
+        from studytui.output import print_json
+
+        print_json({"ok": report.ok, "problems": report.problems, "stats": report.stats()})
+        return 0 if report.ok else 1
+    for problem in report.problems:
+        sys.stdout.write(problem + "\n")
+    if report.ok:
+        s = report.stats()
+        sys.stdout.write(
+            f"ok: {s['entries']} entries in {s['sections']} sections ({s['primary']} primary sources, "
+            f"{s['secondary']} secondary for orientation, {s['watchlist_without_url']} watchlist items without a link), "
+            f"{s['glossary_terms']} glossary terms\n"
+        )
+        return 0
+    sys.stdout.write(f"{len(report.problems)} problem(s)\n")
+    return 1

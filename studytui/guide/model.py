@@ -1,0 +1,178 @@
+"""The content model: the guide as plain, immutable dataclasses.
+
+Everything here is pure Python so the CLI, the store, the calculators and the TUI can share it
+without importing Textual.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# The kinds of source the guide admits as core reading, and the extra kinds we use to classify
+# entries (books, courses and blogs are listed by the guide but are not primary sources).
+ADMITTED_KINDS = ("paper", "spec", "docs", "repo", "report")
+ALL_KINDS = ADMITTED_KINDS + ("book", "course", "blog")
+# Fields every performance claim must carry (the guide's admission rule).
+CLAIM_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A performance number written in content, with the five fields that make it admissible."""
+
+    value: str
+    hardware: str
+    workload: str
+    precision: str
+    baseline: str
+    correctness: str
+
+
+@dataclass(frozen=True)
+class TryIt:
+    """A link from an entry to a calculator with preset inputs (issue: calculators in the TUI)."""
+
+    calc: str
+    args: dict[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One item of the reading list."""
+
+    id: str
+    title: str
+    url: str | None
+    kind: str | None
+    summary: str
+    section_id: str
+    section_title: str
+    subsection_id: str
+    subsection_title: str | None
+    index: int  # position in guide order, 0-based, over all entries
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    tags: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    role: str = "core"  # core | companion | watchlist | policy
+    date: str | None = None  # ISO date; Frontier entries carry the date they were verified
+    no_url_reason: str | None = None  # watchlist items without a primary link say why
+    also_names: tuple[str, ...] = ()
+    related_urls: tuple[str, ...] = ()
+    claims: tuple[Claim, ...] = ()
+    try_it: TryIt | None = None
+    source_file: str = ""
+    source_line: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape used by `list --json`, `show --json` and `search --json`."""
+        return {
+            "id": self.id,
+            "title": self.title,
+            "url": self.url,
+            "kind": self.kind,
+            "section": self.section_title,
+            "section_id": self.section_id,
+            "subsection": self.subsection_title,
+            "subsection_id": self.subsection_id,
+            "index": self.index,
+            "summary": self.summary,
+            "tags": list(self.tags),
+            "authors": list(self.authors),
+            "year": self.year,
+            "role": self.role,
+            "date": self.date,
+            "aliases": list(self.aliases),
+            "try_it": (
+                {"calc": self.try_it.calc, "args": dict(self.try_it.args), "label": self.try_it.label}
+                if self.try_it
+                else None
+            ),
+        }
+
+
+@dataclass(frozen=True)
+class Subsection:
+    id: str
+    title: str | None
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    intro: str
+    subsections: tuple[Subsection, ...]
+    ordered: bool = False
+    verified_on: str | None = None  # Frontier: the date the guide last verified it
+    source_file: str = ""
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return tuple(e for sub in self.subsections for e in sub.entries)
+
+
+@dataclass(frozen=True)
+class GlossaryTerm:
+    id: str
+    term: str
+    definition: str
+    see: tuple[str, ...] = ()  # entry ids
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The source policy, in our own words."""
+
+    text: str
+    admitted_kinds: tuple[str, ...]
+    claim_fields: tuple[str, ...]
+
+
+@dataclass
+class Guide:
+    """The whole guide: sections in order, a flat entry list, the glossary and the policy."""
+
+    title: str
+    source_repo: str
+    license: str
+    sections: tuple[Section, ...]
+    glossary: tuple[GlossaryTerm, ...]
+    policy: Policy
+    content_dir: str
+    _by_id: dict[str, Entry] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.entries: tuple[Entry, ...] = tuple(e for s in self.sections for e in s.entries)
+        by_id: dict[str, Entry] = {}
+        for e in self.entries:
+            by_id.setdefault(e.id, e)
+        for e in self.entries:
+            for alias in e.aliases:
+                by_id.setdefault(alias, e)
+        self._by_id = by_id
+
+    def get(self, entry_id: str) -> Entry | None:
+        """An entry by id or by one of its old ids (aliases)."""
+        return self._by_id.get(entry_id)
+
+    def section(self, key: str) -> Section | None:
+        """A section by id, exact title, or leading number ("2" -> "2. Kernel optimization")."""
+        k = key.strip().lower()
+        for s in self.sections:
+            if k in (s.id.lower(), s.title.lower()) or s.title.lower().startswith(k + "."):
+                return s
+        for s in self.sections:
+            if k in s.title.lower():
+                return s
+        return None
+
+    def section_of(self, entry: Entry) -> Section:
+        for s in self.sections:
+            if s.id == entry.section_id:
+                return s
+        raise KeyError(entry.section_id)

@@ -1,0 +1,56 @@
+"""Where content and user data live.
+
+Content: `--content DIR`, else the copy inside an installed wheel (`studytui/_content`), else the
+checkout's top-level `content/`.
+Data: `--data-dir DIR` / `STUDYTUI_DATA_DIR`, else a source checkout's `progress/`, else the
+platform's user data directory. Never a cache directory: notes are not disposable.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from studytui.errors import UsageError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+CHECKOUT_DIR = PACKAGE_DIR.parent
+DATA_ENV = "STUDYTUI_DATA_DIR"
+CONTENT_ENV = "STUDYTUI_CONTENT_DIR"
+
+
+def is_source_checkout() -> bool:
+    """True when running from a git checkout of studytui (an editable install or PYTHONPATH)."""
+    return (CHECKOUT_DIR / "pyproject.toml").is_file() and (CHECKOUT_DIR / "content").is_dir() and (
+        CHECKOUT_DIR / ".git"
+    ).exists()
+
+
+def content_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    if override is None:
+        override = os.environ.get(CONTENT_ENV) or None
+    if override is not None:
+        path = Path(override).expanduser()
+        if not path.is_dir():
+            raise UsageError(f"content directory not found: {path}")
+        return path
+    packaged = PACKAGE_DIR / "_content"
+    if packaged.is_dir():
+        return packaged
+    return CHECKOUT_DIR / "content"
+
+
+def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The data directory in use (not created here; the store creates it on first write)."""
+    if override is None:
+        override = os.environ.get(DATA_ENV) or None
+    if override is not None:
+        path = Path(override).expanduser()
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"data directory is not a directory: {path}")
+        return path
+    if is_source_checkout():
+        return CHECKOUT_DIR / "progress"
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("studytui", appauthor=False))
