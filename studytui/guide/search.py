@@ -74,7 +74,8 @@ def _term_score(term: str, field: _Field) -> float:
         return 0.0
     if any(w.startswith(term) for w in field.words):
         return 0.8
-    return 0.5
+    # Short terms inside longer words are noise ("tma" in "softmax").
+    return 0.5 if len(term) > 3 else 0.0
 
 
 class SearchIndex:
@@ -117,7 +118,7 @@ class SearchIndex:
                 elif doc.title_compact.startswith(whole):
                     score += 15.0
                     matched = len(terms)
-                elif whole in doc.title_compact:
+                elif whole in doc.title_compact and (len(terms) > 1 or len(whole) > 4):
                     score += 8.0
                     matched = len(terms)
                 elif len(terms) > 1 and whole in doc.all_compact:
