@@ -22,7 +22,9 @@ class ContentError(StudyError):
 
     def __init__(self, problems: list[str]):
         self.problems = problems
-        super().__init__(problems[0] if problems else "content error")
+        first = problems[0] if problems else "content error"
+        more = f" (and {len(problems) - 1} more problem(s): run 'studytui check')" if len(problems) > 1 else ""
+        super().__init__(first + more)
 
 
 class StoreError(StudyError):

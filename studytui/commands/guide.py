@@ -124,7 +124,8 @@ def _entry_markdown(e) -> str:
     if e.tags:
         lines.append(f"*Tags:* {', '.join(e.tags)}")
     if e.date:
-        lines.append(f"*Verified:* {e.date}")
+        label = "Verified on" if e.section_id == "frontier" else "Added to the guide"
+        lines.append(f"*{label}:* {e.date}")
     if e.url:
         lines.append(f"*Source:* <{e.url}>")
     else:

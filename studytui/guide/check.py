@@ -8,6 +8,7 @@ module adds what spans other parts of the project: measured hardware profiles an
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +47,16 @@ def _profile_problems(content_dir: Path) -> list[str]:
     return list(check_profiles(content_dir))
 
 
-def _try_it_problems(guide: Guide) -> list[str]:
+def _line_of_entry(files: dict, entry) -> int:
+    """The line where an entry's id is written (messages point the reader at the entry)."""
+    yf = files.get(entry.source_file)
+    if yf is None:
+        return 1
+    m = re.search(rf"(?m)^\s*-?\s*id:\s*['\"]?{re.escape(entry.id)}['\"]?\s*$", yf.text)
+    return yf.text.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def _try_it_problems(guide: Guide, files: dict) -> list[str]:
     try:
         from studytui.calc.forms import CALCULATORS
     except ImportError:
@@ -57,12 +67,12 @@ def _try_it_problems(guide: Guide) -> list[str]:
             continue
         spec = CALCULATORS.get(e.try_it.calc)
         if spec is None:
-            problems.append(f"{e.source_file}:1: entry '{e.id}': try_it names unknown calculator '{e.try_it.calc}'")
+            problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it names unknown calculator '{e.try_it.calc}'")
             continue
         known = {f.name for f in spec.fields}
         for key in e.try_it.args:
             if key not in known:
-                problems.append(f"{e.source_file}:1: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'")
+                problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'")
     return problems
 
 
@@ -71,6 +81,6 @@ def check_content(content_dir: str | Path) -> CheckReport:
     parsed = parse_content(path)
     problems = list(parsed.problems)
     if parsed.guide is not None:
-        problems += _try_it_problems(parsed.guide)
+        problems += _try_it_problems(parsed.guide, parsed.files)
     problems += _profile_problems(path)
     return CheckReport(problems=problems, guide=parsed.guide)
