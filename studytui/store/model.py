@@ -1,0 +1,172 @@
+"""Plain records and merge rules for progress. No SQLite here, so the study logic can share them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, NamedTuple
+
+from studytui.errors import UsageError
+
+STATES = ("pending", "learning", "done", "skipped")
+DEFAULT_STATE = "pending"
+COVERED_STATES = ("done", "skipped")
+
+
+def now_iso() -> str:
+    """The current time as a fixed-width UTC ISO string, so text order equals time order."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def normalize_time(value: Any, what: str = "time") -> str | None:
+    """Any ISO 8601 time -> our fixed UTC format; None stays None. Raises UsageError otherwise."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UsageError(f"{what} is not a time string: {value!r}")
+    text = value.strip()
+    if text.endswith(("Z", "z")):  # fromisoformat accepts 'Z' only from Python 3.11
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"{what} is not an ISO 8601 time: {value!r}") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def check_state(state: str) -> str:
+    if state not in STATES:
+        raise UsageError(f"unknown state '{state}' (one of {', '.join(STATES)})")
+    return state
+
+
+def check_text(text: Any, what: str = "note") -> str:
+    """Notes are stored verbatim, but they must be text SQLite can hold (valid Unicode)."""
+    if not isinstance(text, str):
+        raise UsageError(f"{what} must be text, not {type(text).__name__}")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} is not valid UTF-8 text (it contains undecodable bytes)") from None
+    return text
+
+
+class EntryProgress(NamedTuple):
+    """What the learner has recorded for one entry. Times are UTC ISO strings or None.
+
+    A NamedTuple rather than a dataclass: it is immutable and about five times cheaper to build,
+    which matters when `Store.states()` reads thousands of rows on the TUI's first paint.
+    """
+
+    entry_id: str
+    state: str = DEFAULT_STATE
+    state_changed_at: str | None = None
+    last_opened_at: str | None = None
+    note: str = ""
+    note_updated_at: str | None = None
+
+    @property
+    def covered(self) -> bool:
+        return self.state in COVERED_STATES
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "entry_id": self.entry_id,
+            "state": self.state,
+            "state_changed_at": self.state_changed_at,
+            "last_opened_at": self.last_opened_at,
+            "note": self.note,
+            "note_updated_at": self.note_updated_at,
+        }
+
+
+@dataclass
+class ImportReport:
+    """What `import_json` changed. `orphans`: imported ids that the guide does not know."""
+
+    source: str = "import"
+    entries_added: int = 0
+    states_updated: int = 0
+    notes_updated: int = 0
+    notes_conflicted: list[str] = field(default_factory=list)
+    section_notes_updated: int = 0
+    events_added: int = 0
+    orphans: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "entries_added": self.entries_added,
+            "states_updated": self.states_updated,
+            "notes_updated": self.notes_updated,
+            "notes_conflicted": list(self.notes_conflicted),
+            "section_notes_updated": self.section_notes_updated,
+            "events_added": self.events_added,
+            "orphans": list(self.orphans),
+        }
+
+
+def _later(a: str | None, b: str | None) -> str | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+def conflict_separator(source: str, incoming_at: str | None, local_at: str | None) -> str:
+    return (
+        f"\n\n--- studytui: conflicting note kept from {source} (saved {incoming_at or 'at an unknown time'}); "
+        f"the text above was saved {local_at or 'at an unknown time'} ---\n\n"
+    )
+
+
+def merge_notes(
+    local: str, local_at: str | None, incoming: str, incoming_at: str | None, source: str
+) -> tuple[str, bool]:
+    """Merge two versions of a note without dropping a word. Returns (text, conflicted).
+
+    Identical or contained texts need no marker (one side already holds every word, e.g. the
+    other machine only appended); otherwise both are kept, separated by a line naming the source.
+    """
+    if incoming == local or not incoming or incoming in local:
+        return local, False
+    if not local or local in incoming:
+        return incoming, False
+    return local + conflict_separator(source, incoming_at, local_at) + incoming, True
+
+
+@dataclass(frozen=True)
+class MergedProgress:
+    progress: EntryProgress
+    state_changed: bool
+    note_changed: bool
+    note_conflicted: bool
+
+
+def merge_progress(local: EntryProgress, incoming: EntryProgress, source: str) -> MergedProgress:
+    """Per field, the newer change wins; notes are merged by `merge_notes`. Keeps local's id."""
+    state, state_at = local.state, local.state_changed_at
+    state_changed = False
+    if incoming.state_changed_at is not None and (
+        local.state_changed_at is None or incoming.state_changed_at > local.state_changed_at
+    ):
+        state_changed = incoming.state != local.state or incoming.state_changed_at != local.state_changed_at
+        state, state_at = incoming.state, incoming.state_changed_at
+    elif local.state_changed_at is None and incoming.state != local.state and incoming.state != DEFAULT_STATE:
+        # Neither side has a time (hand-written export): a recorded state beats the default.
+        state, state_changed = incoming.state, True
+    note, conflicted = merge_notes(local.note, local.note_updated_at, incoming.note, incoming.note_updated_at, source)
+    note_changed = note != local.note
+    note_at = _later(local.note_updated_at, incoming.note_updated_at) if note_changed else local.note_updated_at
+    merged = EntryProgress(
+        entry_id=local.entry_id,
+        state=state,
+        state_changed_at=state_at,
+        last_opened_at=_later(local.last_opened_at, incoming.last_opened_at),
+        note=note,
+        note_updated_at=note_at,
+    )
+    return MergedProgress(merged, state_changed, note_changed, conflicted)

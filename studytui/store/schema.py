@@ -1,0 +1,166 @@
+"""Schema versions and migrations.
+
+The version lives in `PRAGMA user_version`. Migration N takes a database at version N-1 to N.
+Before migrating a database that already holds data, the whole file is copied (SQLite's online
+backup, so the WAL is included) to `NAME.backup-vOLD-TIMESTAMP`; then every pending migration and
+the version bump run in one transaction, so a crash or an error leaves the old version intact.
+
+sqlite-utils builds the tables and the full-text index. It costs ~100 ms to import, so it is
+imported here, only when a schema is created or migrated, never on the read path.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Mapping
+
+Migration = Callable[[sqlite3.Connection], None]
+
+# remove_diacritics 2 (SQLite >= 3.27) also folds diacritics on composed letters; older SQLite gets 1.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics " + ("2" if sqlite3.sqlite_version_info >= (3, 27) else "1")
+
+
+def _database(conn: sqlite3.Connection):  # -> sqlite_utils.Database
+    import sqlite_utils
+
+    # recursive_triggers is harmless for us; plugins are skipped so nothing foreign runs here.
+    return sqlite_utils.Database(conn, execute_plugins=False)
+
+
+def create_v1(conn: sqlite3.Connection) -> None:
+    db = _database(conn)
+    db["entries"].create(
+        {
+            "id": int,  # explicit integer key: a stable rowid for the external-content FTS index
+            "entry_id": str,
+            "state": str,
+            "state_changed_at": str,
+            "last_opened_at": str,
+            "note": str,
+            "note_updated_at": str,
+        },
+        pk="id",
+        not_null={"entry_id", "state", "note"},
+        defaults={"state": "pending", "note": ""},
+    )
+    db["entries"].create_index(["entry_id"], unique=True)
+    db["entries"].enable_fts(["note"], create_triggers=True, tokenize=FTS_TOKENIZER)
+    db["section_notes"].create(
+        {"section_id": str, "note": str, "updated_at": str},
+        pk="section_id",
+        not_null={"note"},
+        defaults={"note": ""},
+    )
+    db["events"].create(
+        {"id": int, "at": str, "kind": str, "entry_id": str, "section_id": str, "data": str},
+        pk="id",
+        not_null={"at", "kind", "data"},
+        defaults={"data": "{}"},
+    )
+    db["events"].create_index(["entry_id"])
+    db["ui_state"].create({"key": str, "value": str}, pk="key", not_null={"value"})
+    db["meta"].create({"key": str, "value": str}, pk="key")
+
+
+MIGRATIONS: dict[int, Migration] = {1: create_v1}
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+class MigrationFailed(Exception):
+    """A migration raised; the database was rolled back to `from_version`."""
+
+    def __init__(self, from_version: int, to_version: int, cause: BaseException):
+        self.from_version, self.to_version, self.cause = from_version, to_version, cause
+        super().__init__(f"migration {from_version}->{to_version} failed: {cause}")
+
+
+def ensure_wal(conn: sqlite3.Connection, timeout_s: float = 5.0) -> None:
+    """Switch the file to WAL (a no-op once it is). SQLite answers "database is locked" at once,
+    without its busy handler, when another process opens the file at the same moment - so retry."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            mode = None
+        if mode == "wal" or time.monotonic() > deadline:
+            return  # if still not WAL, the migration below still runs safely (rollback journal)
+        time.sleep(0.005)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
+
+
+def backup_copy(db_path: Path, version: int) -> Path:
+    """Copy the database (WAL included) next to it; fsync so the copy survives a crash too.
+
+    Called while the migrating connection holds the write lock: a second, read-only connection
+    does the copy (a connection cannot back itself up mid-transaction), and since nobody can
+    write meanwhile, the copy is exactly what the migration starts from.
+    """
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    target = db_path.with_name(f"{db_path.name}.backup-v{version}-{stamp}")
+    source = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
+    dest = sqlite3.connect(str(target))
+    try:
+        source.backup(dest)
+    finally:
+        dest.close()
+        source.close()
+    fd = os.open(target, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return target
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    db_path: Path,
+    migrations: Mapping[int, Migration] | None = None,
+) -> Path | None:
+    """Bring the database to the newest version. Returns the backup path, if one was made.
+
+    `conn` must be in autocommit mode (isolation_level=None). Concurrent processes are safe: the
+    version is re-read under the write lock, so only one of them migrates.
+    """
+    migrations = MIGRATIONS if migrations is None else migrations
+    target = max(migrations)
+    if user_version(conn) >= target:
+        return None
+    # WAL must be switched on outside a transaction; it is stored in the file from then on.
+    ensure_wal(conn)
+    conn.execute("BEGIN IMMEDIATE")
+    backup: Path | None = None
+    current = user_version(conn)
+    try:
+        if current >= target:
+            conn.execute("COMMIT")
+            return None
+        if current > 0 or _has_tables(conn):
+            backup = backup_copy(db_path, current)
+        for version in range(current + 1, target + 1):
+            try:
+                migrations[version](conn)
+            except Exception as exc:
+                raise MigrationFailed(current, version, exc) from exc
+        conn.execute(f"PRAGMA user_version = {int(target)}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    ensure_wal(conn)  # in case a concurrent opener kept it from switching above
+    return backup

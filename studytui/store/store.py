@@ -1,0 +1,642 @@
+"""The progress store: one SQLite file holding states, notes, UI state and an event log.
+
+Durability rules, and why:
+- every write method is one `BEGIN IMMEDIATE ... COMMIT` transaction, committed before it
+  returns: an acknowledged write is on disk (WAL + synchronous=FULL fsyncs the log on commit);
+- IMMEDIATE takes the write lock up front, so a second process waits (busy_timeout) instead of
+  failing with "database is locked" when a read transaction tries to upgrade;
+- a damaged file is never written to, replaced or deleted: it is left where it is and the error
+  names it, so the learner (or a backup tool) still has every byte.
+
+The read path uses only the standard library's sqlite3; sqlite-utils is imported lazily by
+`schema.py` when a database is created or migrated.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from studytui.errors import StoreError, UsageError
+from studytui.store import schema
+from studytui.store.model import (
+    DEFAULT_STATE,
+    STATES,
+    EntryProgress,
+    ImportReport,
+    check_state,
+    check_text,
+    merge_notes,
+    merge_progress,
+    normalize_time,
+    now_iso,
+)
+
+DB_NAME = "studytui.db"
+EXPORT_FORMAT = "studytui-progress"
+EXPORT_VERSION = 1
+BUSY_TIMEOUT_MS = 5000
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_ENTRY_COLUMNS = "entry_id, state, state_changed_at, last_opened_at, note, note_updated_at"
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+def _check_id(entry_id: Any, what: str = "entry id") -> str:
+    if not isinstance(entry_id, str) or not entry_id.strip():
+        raise UsageError(f"{what} must be a non-empty string, not {entry_id!r}")
+    return check_text(entry_id, what)
+
+
+def fts_query(text: str) -> str | None:
+    """Plain words -> an FTS5 query that cannot be a syntax error: every word quoted, all
+    required, each a prefix (so search-as-you-type finds 'tiling' from 'til')."""
+    words = _WORD.findall(text)
+    if not words:
+        return None
+    return " ".join('"' + w.replace('"', '""') + '"*' for w in words)
+
+
+class Store:
+    """Use `open_store()`. Safe to share between threads (calls are serialised by a lock)."""
+
+    def __init__(self, path: Path, migrations: Mapping[int, schema.Migration] | None = None) -> None:
+        self.path = Path(path)
+        self._migrations = migrations
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+        self._clock: Callable[[], str] = now_iso
+        self.backup_path: Path | None = None  # set when opening migrated the file
+        if self.path.exists():
+            self._connect()
+
+    # -- connection -------------------------------------------------------------------------
+
+    def _check_file(self) -> None:
+        if not self.path.exists():
+            return  # about to be created by the first write
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a database file; it was left untouched")
+        try:
+            with open(self.path, "rb") as f:
+                header = f.read(len(SQLITE_MAGIC))
+        except OSError as exc:
+            raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        if header and header != SQLITE_MAGIC:
+            raise StoreError(
+                f"{self.path} is not a SQLite database; it was left untouched "
+                "(move it aside or restore a backup, then run studytui again)"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        self._check_file()
+        try:
+            conn = sqlite3.connect(
+                str(self.path),
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
+                check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise self._error(exc) from None
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            version = schema.user_version(conn)
+            latest = max(self._migrations) if self._migrations else schema.SCHEMA_VERSION
+            if version > latest:
+                raise StoreError(
+                    f"{self.path} was written by a newer studytui (schema version {version}, this one "
+                    f"reads up to {latest}); it was left untouched - upgrade studytui to use it"
+                )
+            if version < latest:
+                try:
+                    self.backup_path = schema.migrate(conn, self.path, self._migrations)
+                except schema.MigrationFailed as exc:
+                    raise StoreError(
+                        f"could not upgrade {self.path} from schema version {exc.from_version} to "
+                        f"{exc.to_version} ({exc.cause}); it was rolled back and left as it was"
+                    ) from None
+            else:
+                # Cheap proof the file is a readable database (a text file with a forged header,
+                # a truncated copy): touch the schema and the main table once.
+                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                conn.execute("SELECT id FROM entries ORDER BY id DESC LIMIT 1").fetchone()
+        except StoreError:
+            conn.close()
+            raise
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._error(exc) from None
+        self._conn = conn
+        return conn
+
+    def _error(self, exc: sqlite3.Error) -> StoreError:
+        message = str(exc)
+        lowered = message.lower()
+        if "locked" in lowered or "busy" in lowered:
+            return StoreError(
+                f"{self.path} stayed locked by another studytui process for over "
+                f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed - try again"
+            )
+        if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in lowered or "readonly" in lowered):
+            return StoreError(f"cannot write {self.path} ({message}); check the data directory's permissions")
+        return StoreError(
+            f"{self.path} is damaged or not a studytui database ({message}); it was left untouched "
+            "(restore a backup or move it aside, then run studytui again)"
+        )
+
+    def _read_conn(self) -> sqlite3.Connection | None:
+        if self._conn is None:
+            if not self.path.exists():
+                return None  # nothing recorded yet; reading must not create the file
+            self._connect()
+        return self._conn
+
+    def _write_conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            if not self.path.exists():
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    raise StoreError(f"cannot create data directory {self.path.parent}: {exc.strerror or exc}") from None
+            self._connect()
+        assert self._conn is not None
+        return self._conn
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection | None]:
+        with self._lock:
+            try:
+                yield self._read_conn()
+            except sqlite3.Error as exc:
+                raise self._error(exc) from None
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, committed before the caller's write method returns."""
+        with self._lock:
+            conn = self._write_conn()
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass
+                if isinstance(exc, sqlite3.Error):
+                    raise self._error(exc) from None
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def _log(
+        self,
+        conn: sqlite3.Connection,
+        kind: str,
+        at: str,
+        entry_id: str | None = None,
+        section_id: str | None = None,
+        data: Mapping[str, Any] | None = None,
+    ) -> None:
+        conn.execute(
+            "INSERT INTO events (at, kind, entry_id, section_id, data) VALUES (?, ?, ?, ?, ?)",
+            (at, kind, entry_id, section_id, _dumps(dict(data or {}))),
+        )
+
+    @staticmethod
+    def _row_progress(row: tuple) -> EntryProgress:
+        return EntryProgress(*row)
+
+    def _get(self, conn: sqlite3.Connection, entry_id: str) -> EntryProgress | None:
+        row = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE entry_id = ?", (entry_id,)).fetchone()
+        return EntryProgress(*row) if row else None
+
+    def _put(self, conn: sqlite3.Connection, p: EntryProgress) -> None:
+        conn.execute(
+            f"INSERT INTO entries ({_ENTRY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(entry_id) DO UPDATE SET state = excluded.state, "
+            "state_changed_at = excluded.state_changed_at, last_opened_at = excluded.last_opened_at, "
+            "note = excluded.note, note_updated_at = excluded.note_updated_at",
+            (p.entry_id, p.state, p.state_changed_at, p.last_opened_at, p.note, p.note_updated_at),
+        )
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def states(self) -> dict[str, EntryProgress]:
+        """Every entry the store knows (including orphans), keyed by stored id. One query."""
+        with self._reading() as conn:
+            if conn is None:
+                return {}
+            rows = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY id").fetchall()
+        return {row[0]: EntryProgress(*row) for row in rows}
+
+    def progress(self, entry_id: str) -> EntryProgress:
+        with self._reading() as conn:
+            found = self._get(conn, entry_id) if conn is not None else None
+        return found or EntryProgress(entry_id)
+
+    def get_note(self, entry_id: str) -> str:
+        return self.progress(entry_id).note
+
+    def get_section_note(self, section_id: str) -> str:
+        with self._reading() as conn:
+            if conn is None:
+                return ""
+            row = conn.execute("SELECT note FROM section_notes WHERE section_id = ?", (section_id,)).fetchone()
+        return row[0] if row else ""
+
+    def section_notes(self) -> dict[str, str]:
+        with self._reading() as conn:
+            if conn is None:
+                return {}
+            rows = conn.execute("SELECT section_id, note FROM section_notes ORDER BY section_id").fetchall()
+        return {sid: note for sid, note in rows}
+
+    def _meta(self, key: str) -> str | None:
+        with self._reading() as conn:
+            if conn is None:
+                return None
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def last_viewed(self) -> str | None:
+        return self._meta("last_viewed")
+
+    def get_ui(self, key: str, default: Any = None) -> Any:
+        with self._reading() as conn:
+            if conn is None:
+                return default
+            row = conn.execute("SELECT value FROM ui_state WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else default
+
+    def events(self, entry_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        """The event log, oldest first; with `limit`, the newest `limit` events (still oldest first)."""
+        where, params = ("WHERE entry_id = ?", [entry_id]) if entry_id is not None else ("", [])
+        sql = f"SELECT id, at, kind, entry_id, section_id, data FROM events {where} ORDER BY at DESC, id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(sql, params).fetchall()
+        return [
+            {"id": r[0], "at": r[1], "kind": r[2], "entry_id": r[3], "section_id": r[4], "data": json.loads(r[5])}
+            for r in reversed(rows)
+        ]
+
+    def search_notes(self, query: str, limit: int = 50, mark: tuple[str, str] = ("", "")) -> list[tuple[str, str, float]]:
+        """(entry_id, snippet, score) for notes containing every word of `query`, best first.
+
+        The query is plain words: FTS5 operators and quotes in it are treated as text. `score`
+        is the negated bm25 rank (higher is better). `mark` wraps matched words in the snippet.
+        """
+        match = fts_query(query)
+        if match is None:
+            return []
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(
+                "SELECT e.entry_id, snippet(entries_fts, 0, ?, ?, '…', 16), bm25(entries_fts) "
+                "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
+                "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
+                (mark[0], mark[1], match, int(limit)),
+            ).fetchall()
+        return [(eid, snip, -float(rank)) for eid, snip, rank in rows]
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def set_state(self, entry_id: str, state: str) -> None:
+        _check_id(entry_id)
+        check_state(state)
+        with self._writing() as conn:
+            current = self._get(conn, entry_id)
+            if current is not None and current.state == state:
+                return
+            at = self._clock()
+            base = current or EntryProgress(entry_id)
+            self._put(conn, _replace(base, state=state, state_changed_at=at))
+            self._log(conn, "state", at, entry_id, data={"state": state, "from": base.state})
+
+    def mark_opened(self, entry_id: str) -> None:
+        _check_id(entry_id)
+        with self._writing() as conn:
+            at = self._clock()
+            base = self._get(conn, entry_id) or EntryProgress(entry_id)
+            self._put(conn, _replace(base, last_opened_at=at))
+            self._log(conn, "open", at, entry_id)
+
+    def set_note(self, entry_id: str, text: str) -> None:
+        _check_id(entry_id)
+        check_text(text)
+        with self._writing() as conn:
+            self._write_note(conn, entry_id, lambda old: text)
+
+    def append_note(self, entry_id: str, text: str) -> None:
+        """Add `text` at the end of the note, on a new line if the note does not end with one."""
+        _check_id(entry_id)
+        check_text(text)
+        with self._writing() as conn:
+            self._write_note(conn, entry_id, lambda old: old + ("\n" if old and not old.endswith("\n") else "") + text)
+
+    def _write_note(self, conn: sqlite3.Connection, entry_id: str, change: Callable[[str], str]) -> None:
+        base = self._get(conn, entry_id) or EntryProgress(entry_id)
+        new = change(base.note)
+        if new == base.note:
+            return
+        at = self._clock()
+        self._put(conn, _replace(base, note=new, note_updated_at=at))
+        # The full text goes into the log: an overwritten note can always be recovered.
+        self._log(conn, "note", at, entry_id, data={"text": new})
+
+    def set_section_note(self, section_id: str, text: str) -> None:
+        _check_id(section_id, "section id")
+        check_text(text)
+        with self._writing() as conn:
+            row = conn.execute("SELECT note FROM section_notes WHERE section_id = ?", (section_id,)).fetchone()
+            if row is not None and row[0] == text:
+                return
+            at = self._clock()
+            conn.execute(
+                "INSERT INTO section_notes (section_id, note, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT(section_id) DO UPDATE SET note = excluded.note, updated_at = excluded.updated_at",
+                (section_id, text, at),
+            )
+            self._log(conn, "section_note", at, section_id=section_id, data={"text": text})
+
+    def set_last_viewed(self, entry_id: str) -> None:
+        _check_id(entry_id)
+        with self._writing() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('last_viewed', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (entry_id,),
+            )
+
+    def set_ui(self, key: str, value: Any) -> None:
+        _check_id(key, "UI key")
+        try:
+            encoded = _dumps(value)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"UI state '{key}' is not JSON-serialisable: {exc}") from None
+        with self._writing() as conn:
+            conn.execute(
+                "INSERT INTO ui_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, encoded),
+            )
+
+    def follow_aliases(self, alias_map: Mapping[str, str]) -> list[tuple[str, str]]:
+        """Move progress recorded under old ids onto the entries that now carry them as aliases.
+
+        `alias_map` is {old_id: current_id} (see `studytui.study.alias_map`). When both ids
+        have progress they are merged (newer state wins, notes both kept). One transaction;
+        nothing is written when no stored id is an alias. Returns the (old, new) pairs moved.
+        """
+        stored = self.states()
+        moves = [(old, new) for old, new in alias_map.items() if old in stored and old != new]
+        if not moves:
+            return []
+        with self._writing() as conn:
+            at = self._clock()
+            for old, new in moves:
+                old_p = self._get(conn, old)
+                if old_p is None:
+                    continue
+                new_p = self._get(conn, new)
+                if new_p is None:
+                    conn.execute("UPDATE entries SET entry_id = ? WHERE entry_id = ?", (new, old))
+                else:
+                    merged = merge_progress(new_p, _replace(old_p, entry_id=new), f"its old id '{old}'").progress
+                    conn.execute("DELETE FROM entries WHERE entry_id = ?", (old,))
+                    self._put(conn, merged)
+                conn.execute("UPDATE events SET entry_id = ? WHERE entry_id = ?", (new, old))
+                conn.execute("UPDATE meta SET value = ? WHERE key = 'last_viewed' AND value = ?", (new, old))
+                self._log(conn, "rename", at, new, data={"from": old})
+        return moves
+
+    # -- export / import --------------------------------------------------------------------
+
+    def export_json(self) -> dict[str, Any]:
+        """A complete, re-importable backup: states, times, notes, section notes, UI, events."""
+        with self._reading() as conn:
+            entries: list[dict[str, Any]] = []
+            sections: list[dict[str, Any]] = []
+            ui: dict[str, Any] = {}
+            events: list[dict[str, Any]] = []
+            last_viewed = None
+            if conn is not None:
+                # One read transaction so the backup is a consistent snapshot.
+                conn.execute("BEGIN")
+                try:
+                    entries = [
+                        EntryProgress(*r).to_dict()
+                        for r in conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY id")
+                    ]
+                    sections = [
+                        {"section_id": s, "note": n, "updated_at": u}
+                        for s, n, u in conn.execute("SELECT section_id, note, updated_at FROM section_notes ORDER BY section_id")
+                    ]
+                    ui = {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM ui_state ORDER BY key")}
+                    events = [
+                        {"at": a, "kind": k, "entry_id": e, "section_id": s, "data": json.loads(d)}
+                        for a, k, e, s, d in conn.execute(
+                            "SELECT at, kind, entry_id, section_id, data FROM events ORDER BY at, id"
+                        )
+                    ]
+                    row = conn.execute("SELECT value FROM meta WHERE key = 'last_viewed'").fetchone()
+                    last_viewed = row[0] if row else None
+                finally:
+                    conn.execute("COMMIT")
+        return {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "schema_version": schema.SCHEMA_VERSION,
+            "exported_at": self._clock(),
+            "last_viewed": last_viewed,
+            "entries": entries,
+            "section_notes": sections,
+            "ui": ui,
+            "events": events,
+        }
+
+    def import_json(self, data: Any, known_ids: Iterable[str], source: str = "import") -> ImportReport:
+        """Merge an export into this store in one transaction (all or nothing).
+
+        Per entry the newer change wins; notes are never dropped (see `merge_notes`); events
+        are added unless already present; ids not in `known_ids` are kept and reported as
+        orphans. Invalid data raises UsageError before anything is written.
+        """
+        parsed = _parse_export(data)
+        known = set(known_ids)
+        report = ImportReport(source=source)
+        with self._writing() as conn:
+            for incoming in parsed.entries:
+                local = self._get(conn, incoming.entry_id)
+                if incoming.entry_id not in known:
+                    report.orphans.append(incoming.entry_id)
+                if local is None:
+                    self._put(conn, incoming)
+                    report.entries_added += 1
+                    continue
+                merged = merge_progress(local, incoming, source)
+                if merged.progress != local:
+                    self._put(conn, merged.progress)
+                report.states_updated += merged.state_changed
+                report.notes_updated += merged.note_changed
+                if merged.note_conflicted:
+                    report.notes_conflicted.append(incoming.entry_id)
+            for section_id, note, updated_at in parsed.section_notes:
+                row = conn.execute(
+                    "SELECT note, updated_at FROM section_notes WHERE section_id = ?", (section_id,)
+                ).fetchone()
+                local_note, local_at = row if row else ("", None)
+                text, _ = merge_notes(local_note, local_at, note, updated_at, source)
+                if row is None or text != local_note:
+                    at = max(filter(None, (local_at, updated_at)), default=None) if row else updated_at
+                    conn.execute(
+                        "INSERT INTO section_notes (section_id, note, updated_at) VALUES (?, ?, ?) "
+                        "ON CONFLICT(section_id) DO UPDATE SET note = excluded.note, updated_at = excluded.updated_at",
+                        (section_id, text, at),
+                    )
+                    report.section_notes_updated += 1
+            seen = {
+                (a, k, e, s, d)
+                for a, k, e, s, d in conn.execute("SELECT at, kind, entry_id, section_id, data FROM events")
+            }
+            for key in parsed.events:
+                if key not in seen:
+                    seen.add(key)
+                    conn.execute("INSERT INTO events (at, kind, entry_id, section_id, data) VALUES (?, ?, ?, ?, ?)", key)
+                    report.events_added += 1
+            for key, value in parsed.ui.items():
+                conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (key, _dumps(value)))
+            if parsed.last_viewed is not None:
+                conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_viewed', ?)", (parsed.last_viewed,))
+            summary = report.to_dict()
+            summary.pop("source")
+            self._log(conn, "import", self._clock(), data={"source": source, **summary})
+        return report
+
+
+def _replace(p: EntryProgress, **changes: Any) -> EntryProgress:
+    return p._replace(**changes)
+
+
+class _ParsedExport:
+    def __init__(self) -> None:
+        self.entries: list[EntryProgress] = []
+        self.section_notes: list[tuple[str, str, str | None]] = []
+        self.events: list[tuple[str, str, str | None, str | None, str]] = []
+        self.ui: dict[str, Any] = {}
+        self.last_viewed: str | None = None
+
+
+def _parse_export(data: Any) -> _ParsedExport:
+    """Validate every field of an export before anything is written. UsageError names the field."""
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise UsageError(f"not a studytui progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
+    version = data.get("version")
+    if not isinstance(version, int) or version > EXPORT_VERSION or version < 1:
+        raise UsageError(f"unsupported export version {version!r} (this studytui reads version {EXPORT_VERSION})")
+    out = _ParsedExport()
+
+    def items(key: str) -> list[Any]:
+        value = data.get(key, [])
+        if not isinstance(value, list):
+            raise UsageError(f"'{key}' must be a list")
+        return value
+
+    def opt_text(obj: dict, key: str, where: str) -> str | None:
+        value = obj.get(key)
+        return None if value is None else check_text(value, f"{where}.{key}")
+
+    ids: set[str] = set()
+    for i, raw in enumerate(items("entries")):
+        where = f"entries[{i}]"
+        if not isinstance(raw, dict):
+            raise UsageError(f"{where} must be an object")
+        entry_id = _check_id(raw.get("entry_id"), f"{where}.entry_id")
+        if entry_id in ids:
+            raise UsageError(f"{where}: entry '{entry_id}' appears twice")
+        ids.add(entry_id)
+        state = raw.get("state", DEFAULT_STATE)
+        if state not in STATES:
+            raise UsageError(f"{where}.state: unknown state {state!r} (one of {', '.join(STATES)})")
+        out.entries.append(
+            EntryProgress(
+                entry_id=entry_id,
+                state=state,
+                state_changed_at=normalize_time(raw.get("state_changed_at"), f"{where}.state_changed_at"),
+                last_opened_at=normalize_time(raw.get("last_opened_at"), f"{where}.last_opened_at"),
+                note=opt_text(raw, "note", where) or "",
+                note_updated_at=normalize_time(raw.get("note_updated_at"), f"{where}.note_updated_at"),
+            )
+        )
+    for i, raw in enumerate(items("section_notes")):
+        where = f"section_notes[{i}]"
+        if not isinstance(raw, dict):
+            raise UsageError(f"{where} must be an object")
+        out.section_notes.append(
+            (
+                _check_id(raw.get("section_id"), f"{where}.section_id"),
+                opt_text(raw, "note", where) or "",
+                normalize_time(raw.get("updated_at"), f"{where}.updated_at"),
+            )
+        )
+    for i, raw in enumerate(items("events")):
+        where = f"events[{i}]"
+        if not isinstance(raw, dict):
+            raise UsageError(f"{where} must be an object")
+        at = normalize_time(raw.get("at"), f"{where}.at")
+        if at is None:
+            raise UsageError(f"{where}.at is missing")
+        kind = raw.get("kind")
+        if not isinstance(kind, str) or not kind:
+            raise UsageError(f"{where}.kind must be a non-empty string")
+        payload = raw.get("data", {})
+        if not isinstance(payload, dict):
+            raise UsageError(f"{where}.data must be an object")
+        try:
+            encoded = _dumps(payload)
+            encoded.encode("utf-8")
+        except (TypeError, ValueError, UnicodeEncodeError) as exc:
+            raise UsageError(f"{where}.data is not valid JSON text: {exc}") from None
+        out.events.append((at, check_text(kind, f"{where}.kind"), opt_text(raw, "entry_id", where), opt_text(raw, "section_id", where), encoded))
+    ui = data.get("ui", {})
+    if not isinstance(ui, dict):
+        raise UsageError("'ui' must be an object")
+    for key, value in ui.items():
+        try:
+            _dumps(value).encode("utf-8")
+        except (TypeError, ValueError, UnicodeEncodeError) as exc:
+            raise UsageError(f"ui.{key} is not valid JSON text: {exc}") from None
+    out.ui = dict(ui)
+    last = data.get("last_viewed")
+    out.last_viewed = None if last is None else _check_id(last, "last_viewed")
+    return out
