@@ -104,6 +104,9 @@ def _out_verbatim(text: str) -> None:
         sys.stdout.write(text)
     else:
         buffer.write(text.encode("utf-8"))
+    # At a terminal, end on a new line so the prompt does not run into the note; pipes get the bytes as stored.
+    if text and not text.endswith("\n") and sys.stdout.isatty():
+        sys.stdout.write("\n")
     sys.stdout.flush()
 
 

@@ -1,0 +1,167 @@
+"""One place that decides which ceilings (peak FLOP/s, memory and link bandwidth) a calculator uses.
+
+Order of precedence for each figure: an explicit override (--peak-flops, --mem-bw, --link-bw),
+then a measured profile (issue 7, `studytui.calc.profiles`), then the vendor peak of --gpu.
+Each figure carries a label saying where it came from, so output never passes a vendor peak
+off as a measurement.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from studytui.calc.dtypes import peak_keys
+from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, load_catalog
+from studytui.calc.units import FieldError, format_flops_rate, format_rate
+from studytui.errors import UsageError
+
+
+@dataclass
+class Ceilings:
+    dtype: str
+    peak_flops: float | None
+    mem_bw: float | None
+    link_bw_per_direction: float | None = None
+    memory_bytes: float | None = None
+    sm_count: int | None = None
+    accelerator: Accelerator | None = None
+    provenance: dict[str, str] = field(default_factory=dict)  # figure -> where it came from
+    warnings: list[str] = field(default_factory=list)
+    profile: str = "vendor"
+
+    @classmethod
+    def custom(
+        cls,
+        peak_flops: float | None = None,
+        mem_bw: float | None = None,
+        link_bw_per_direction: float | None = None,
+        memory_bytes: float | None = None,
+        sm_count: int | None = None,
+        dtype: str = "bf16",
+    ) -> "Ceilings":
+        """Ceilings from plain numbers (tests, scripts)."""
+        prov = {k: "given" for k, v in (("peak_flops", peak_flops), ("mem_bw", mem_bw), ("link_bw", link_bw_per_direction), ("memory", memory_bytes)) if v is not None}
+        return cls(dtype, peak_flops, mem_bw, link_bw_per_direction, memory_bytes, sm_count, None, prov)
+
+    @property
+    def gpu_label(self) -> str:
+        overridden = all(self.provenance.get(k, "").startswith("override") for k in ("peak_flops", "mem_bw"))
+        if overridden:
+            return "custom ceilings (--peak-flops, --mem-bw)"
+        return f"{self.accelerator.name} ({self.accelerator.id})" if self.accelerator else "custom ceilings"
+
+    def describe(self) -> list[str]:
+        """One assumption line per figure used, with its provenance."""
+        lines = []
+        if self.peak_flops is not None:
+            lines.append(f"peak {self.dtype} = {format_flops_rate(self.peak_flops)} ({self.provenance.get('peak_flops', '?')})")
+        if self.mem_bw is not None:
+            lines.append(f"memory bandwidth = {format_rate(self.mem_bw)} ({self.provenance.get('mem_bw', '?')})")
+        if self.memory_bytes is not None and self.provenance.get("memory", "").startswith("override"):
+            lines.append(f"memory capacity = {self.memory_bytes / 2**30:.4g} GiB (override --hbm)")
+        if self.link_bw_per_direction is not None:
+            lines.append(f"link bandwidth = {format_rate(self.link_bw_per_direction)} per direction ({self.provenance.get('link_bw', '?')})")
+        return lines
+
+
+def _load_profile(accelerator: Accelerator, profile: str, data_dir) -> dict:
+    import importlib
+
+    try:
+        profiles = importlib.import_module("studytui.calc.profiles")  # issue 7: measured ceilings
+    except ModuleNotFoundError as exc:
+        if exc.name == "studytui.calc.profiles":
+            raise UsageError("measured profiles are not available") from None
+        raise
+    return profiles.measured_ceilings(accelerator, profile, data_dir)
+
+
+def resolve_ceilings(
+    gpu: str | None,
+    dtype: str,
+    *,
+    peak_flops: float | None = None,
+    mem_bw: float | None = None,
+    link_bw: float | None = None,
+    memory_bytes: float | None = None,
+    profile: str = "vendor",
+    data_dir: str | os.PathLike[str] | None = None,
+    need: tuple[str, ...] = ("peak_flops", "mem_bw"),
+) -> Ceilings:
+    """Resolve the ceilings a calculator runs against.
+
+    gpu: catalog id or alias (or None when overrides supply what is needed).
+    dtype: precision whose dense peak is used. link_bw: per-direction override.
+    memory_bytes: HBM capacity override (bytes).
+    need: figures the caller cannot do without: any of peak_flops, mem_bw, link_bw, memory.
+    Raises FieldError naming the field when something needed is missing or unknown.
+    """
+    accelerator = load_catalog(data_dir).get(gpu) if gpu else None
+    result = Ceilings(dtype, None, None, accelerator=accelerator, profile=profile or "vendor")
+    if accelerator is not None:
+        vendor = f"{VENDOR_PEAK_LABEL}: {accelerator.id}"
+        for key in peak_keys(dtype):
+            if key in accelerator.peak_flops:
+                result.peak_flops = accelerator.peak_flops[key]
+                label = vendor if key == dtype else f"{vendor}, {key}"
+                result.provenance["peak_flops"] = label
+                break
+        result.mem_bw = accelerator.mem_bw
+        result.provenance["mem_bw"] = vendor
+        if accelerator.link_bw_per_direction is not None:
+            result.link_bw_per_direction = accelerator.link_bw_per_direction
+            result.provenance["link_bw"] = f"{vendor}, half of the {accelerator.link_bw_bidir / 1e9:g} GB/s bidirectional figure"
+        result.memory_bytes = accelerator.memory_bytes
+        if accelerator.memory_bytes is not None:
+            result.provenance["memory"] = f"{VENDOR_PEAK_LABEL}: {accelerator.memory_gb:g} {accelerator.memory_unit} read as GiB"
+        result.sm_count = accelerator.sm_count
+
+    if result.profile != "vendor":
+        if accelerator is None:
+            raise FieldError("profile", "a measured profile needs --gpu (the accelerator it was measured on)")
+        measured = _load_profile(accelerator, result.profile, data_dir)
+        source = str(measured.get("source") or result.profile)
+        peaks = measured.get("peak_flops") or {}
+        value = next((peaks[k] for k in (dtype, *peak_keys(dtype)) if peaks.get(k)), None)
+        if value:
+            result.peak_flops = float(value)
+            result.provenance["peak_flops"] = f"measured: {source}"
+        elif peak_flops is None and "peak_flops" in need:
+            result.warnings.append(f"the measured profile has no {dtype} peak; using the vendor peak")
+        if measured.get("mem_bw"):
+            result.mem_bw = float(measured["mem_bw"])
+            result.provenance["mem_bw"] = f"measured: {source}"
+        elif mem_bw is None and "mem_bw" in need:
+            result.warnings.append("the measured profile has no memory bandwidth; using the vendor peak")
+        if measured.get("link_bw_per_direction"):
+            result.link_bw_per_direction = float(measured["link_bw_per_direction"])
+            result.provenance["link_bw"] = f"measured: {source}"
+        elif "link_bw" in need and link_bw is None:
+            result.warnings.append("the measured profile has no link bandwidth; using the vendor peak")
+
+    if peak_flops is not None:
+        result.peak_flops = peak_flops
+        result.provenance["peak_flops"] = "override (--peak-flops)"
+    if mem_bw is not None:
+        result.mem_bw = mem_bw
+        result.provenance["mem_bw"] = "override (--mem-bw)"
+    if link_bw is not None:
+        result.link_bw_per_direction = link_bw
+        result.provenance["link_bw"] = "override (--link-bw, per direction)"
+    if memory_bytes is not None:
+        result.memory_bytes = memory_bytes
+        result.provenance["memory"] = "override (--hbm)"
+
+    if "peak_flops" in need and result.peak_flops is None:
+        if accelerator is None:
+            raise FieldError("gpu", "give --gpu (see 'studytui gpus') or --peak-flops")
+        available = ", ".join(sorted(accelerator.peak_flops))
+        raise FieldError("dtype", f"{accelerator.id} has no vendor peak for {dtype}; available: {available} (or give --peak-flops)")
+    if "mem_bw" in need and result.mem_bw is None:
+        raise FieldError("gpu", "give --gpu (see 'studytui gpus') or --mem-bw")
+    if "link_bw" in need and result.link_bw_per_direction is None:
+        if accelerator is None:
+            raise FieldError("link_bw", "give --gpu with a scale-up link or --link-bw (per direction)")
+        raise FieldError("link_bw", f"{accelerator.id} has no scale-up link in the catalog; give --link-bw (per direction)")
+    return result

@@ -1,0 +1,467 @@
+"""Declarative forms for every calculator, shared by the CLI (flags) and the TUI (input boxes).
+
+Each CalcSpec lists FieldSpecs; `run(values)` takes the raw strings a person typed (units allowed,
+exactly as on the command line), parses them, and returns a Result. Bad input raises FieldError
+(a UsageError) naming the field and the accepted values; nothing else escapes for bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, parse_dtype
+from studytui.calc.result import Result
+from studytui.calc.units import (
+    FieldError,
+    parse_flops,
+    parse_flops_rate,
+    parse_float,
+    parse_int,
+    parse_rate,
+    parse_size,
+    parse_time,
+)
+from studytui.errors import UsageError
+
+KINDS = ("int", "float", "size", "rate", "flops_rate", "time", "dtype", "gpu", "model", "choice", "bool")
+PROFILE_CHOICES = ("vendor", "measured")
+_TRUE = {"1", "true", "yes", "y", "on"}
+_FALSE = {"0", "false", "no", "n", "off"}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str  # key in run()'s values; CLI flag is --name with '_' -> '-'
+    label: str
+    kind: str  # one of KINDS
+    default: str | None = None  # as a person would type it; None = unset
+    required: bool = False
+    choices: tuple[str, ...] | None = None
+    help: str = ""
+    allow_zero: bool = False  # for int/float/time: 0 is meaningful (e.g. experts 0 = dense)
+    maximum: float | None = None  # for float: inclusive upper limit
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class CalcSpec:
+    name: str
+    title: str
+    description: str
+    fields: tuple[FieldSpec, ...]
+    compute: Callable[[dict[str, Any], Any], Result] = field(repr=False)
+
+    def field(self, name: str) -> FieldSpec:
+        for spec in self.fields:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, str]:
+        return {f.name: f.default for f in self.fields if f.default is not None}
+
+    def run(self, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None) -> Result:
+        """Parse raw strings (units allowed) and run the calculator. Raises FieldError/UsageError only."""
+        parsed = parse_values(self, values)
+        try:
+            return self.compute(parsed, data_dir)
+        except (UsageError, KeyboardInterrupt):
+            raise
+        except (ZeroDivisionError, OverflowError, ValueError) as exc:  # never a traceback for odd input
+            raise UsageError(f"{self.name}: cannot compute with these inputs ({exc})") from None
+
+
+def parse_bool(text: str, name: str) -> bool:
+    key = str(text).strip().lower()
+    if key in _TRUE:
+        return True
+    if key in _FALSE:
+        return False
+    raise FieldError(name, f"{text!r} is not yes/no; accepted: true, false, yes, no, 1, 0")
+
+
+def parse_field(spec: FieldSpec, text: Any) -> Any:
+    if isinstance(text, bool) and spec.kind == "bool":
+        return text
+    text = str(text).strip()
+    kind, name = spec.kind, spec.name
+    if kind == "int":
+        return parse_int(text, name, allow_zero=spec.allow_zero)
+    if kind == "float":
+        if name == "flops":
+            return parse_flops(text, name)
+        return parse_float(text, name, allow_zero=spec.allow_zero, maximum=spec.maximum)
+    if kind == "size":
+        return parse_size(text, name)
+    if kind == "rate":
+        return parse_rate(text, name)
+    if kind == "flops_rate":
+        return parse_flops_rate(text, name)
+    if kind == "time":
+        return parse_time(text, name, allow_zero=spec.allow_zero)
+    if kind == "dtype":
+        return parse_dtype(text, name)
+    if kind in ("gpu", "model"):
+        return text
+    if kind == "choice":
+        if name in ("profile", "tile"):
+            return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
+        key = text.lower()
+        if spec.choices and key not in spec.choices:
+            raise FieldError(name, f"unknown value {text!r}; accepted: {', '.join(spec.choices)}")
+        return key
+    if kind == "bool":
+        return parse_bool(text, name)
+    raise FieldError(name, f"unknown field kind {kind!r}")
+
+
+def parse_values(spec: CalcSpec, values: Mapping[str, Any]) -> dict[str, Any]:
+    known = {f.name: f for f in spec.fields}
+    for key in values:
+        if key not in known:
+            raise FieldError(key, f"not a field of '{spec.name}'; fields: {', '.join(known)}")
+    parsed: dict[str, Any] = {}
+    for f in spec.fields:
+        raw = values.get(f.name)
+        if raw is None or (isinstance(raw, str) and raw.strip() == ""):
+            raw = f.default
+        if raw is None:
+            if f.required:
+                raise FieldError(f.name, f"required ({f.help or f.label})")
+            parsed[f.name] = None
+            continue
+        parsed[f.name] = parse_field(f, raw)
+    return parsed
+
+
+# ---- shared field groups ------------------------------------------------------------------
+
+def _gpu_fields(*, link: bool = False, dtype_help: str = "precision whose dense peak is used") -> list[FieldSpec]:
+    fields_ = [
+        FieldSpec("gpu", "GPU", "gpu", "h200", help="accelerator id or alias (see 'studytui gpus')"),
+        FieldSpec("dtype", "precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help=dtype_help),
+        FieldSpec("peak_flops", "peak FLOP/s override", "flops_rate", help="replaces the GPU's peak, e.g. 989TFLOP/s"),
+        FieldSpec("mem_bw", "memory bandwidth override", "rate", help="replaces the GPU's HBM bandwidth, e.g. 4.8TB/s"),
+    ]
+    if link:
+        fields_.append(FieldSpec("link_bw", "link bandwidth override", "rate", help="per GPU per direction, e.g. 450GB/s"))
+    fields_.append(
+        FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
+                  help="vendor peaks, 'measured' (your saved profile) or a profile FILE")
+    )
+    return fields_
+
+
+def _model_fields() -> list[FieldSpec]:
+    return [
+        FieldSpec("model", "model preset", "model", help="preset id (see 'studytui calc transformer --help'); dims below override it"),
+        FieldSpec("layers", "layers", "int", help="transformer blocks"),
+        FieldSpec("hidden", "hidden size d", "int", help="model width"),
+        FieldSpec("intermediate", "MLP inner size F", "int", help="dense MLP inner size"),
+        FieldSpec("heads", "query heads", "int"),
+        FieldSpec("kv_heads", "KV heads", "int", help="default: heads (MHA)"),
+        FieldSpec("head_dim", "head dim", "int", help="default: hidden / heads"),
+        FieldSpec("vocab", "vocabulary", "int"),
+        FieldSpec("experts", "routed experts E", "int", allow_zero=True, help="0 = dense"),
+        FieldSpec("active_experts", "experts per token K", "int", allow_zero=True),
+        FieldSpec("shared_experts", "shared experts", "int", allow_zero=True),
+        FieldSpec("moe_intermediate", "expert inner size", "int"),
+        FieldSpec("dense_layers", "leading dense layers", "int", allow_zero=True, help="dense layers before the MoE layers (DeepSeek: 3)"),
+        FieldSpec("mla_kv_rank", "MLA KV rank d_c", "int", allow_zero=True, help="multi-head latent attention: cached latent size"),
+        FieldSpec("mla_rope_dim", "MLA RoPE dim d_R", "int", allow_zero=True),
+        FieldSpec("mla_q_rank", "MLA query rank", "int", allow_zero=True),
+        FieldSpec("mla_nope_dim", "MLA no-RoPE head dim", "int", allow_zero=True),
+        FieldSpec("mla_v_dim", "MLA value head dim", "int", allow_zero=True),
+        FieldSpec("sliding_window", "sliding window", "int", allow_zero=True, help="tokens a sliding layer attends to"),
+        FieldSpec("sliding_layers", "sliding layers", "int", allow_zero=True, help="how many layers use the window"),
+        FieldSpec("mlp_matrices", "MLP matrices", "choice", choices=("2", "3"), help="3 = gated (SwiGLU, default), 2 = plain"),
+        FieldSpec("tied_embeddings", "tied embeddings", "bool", help="lm_head shares the embedding matrix"),
+    ]
+
+
+_DIM_FIELDS = (
+    "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "experts", "active_experts",
+    "shared_experts", "moe_intermediate", "dense_layers", "mla_kv_rank", "mla_rope_dim", "mla_q_rank",
+    "mla_nope_dim", "mla_v_dim", "sliding_window", "sliding_layers", "tied_embeddings",
+)
+
+
+def resolve_model(p: dict[str, Any]):
+    """A ModelParams from a preset plus overrides, or from custom dims."""
+    from studytui.calc.models import ModelParams, get_preset, with_overrides
+
+    dims = {k: p.get(k) for k in _DIM_FIELDS}
+    if p.get("mlp_matrices") is not None:
+        dims["mlp_matrices"] = int(p["mlp_matrices"])
+    if p.get("model"):
+        preset = get_preset(p["model"])
+        params = with_overrides(preset.params, **dims)
+        if any(v is not None for v in dims.values()):
+            params = with_overrides(params, name=f"{preset.id} (modified)")
+        return params.validate()
+    for needed in ("layers", "hidden", "heads", "vocab"):
+        if dims[needed] is None:
+            raise FieldError(needed, f"give --model PRESET or custom dims (--{needed.replace('_', '-')} is missing)")
+    heads, hidden = dims["heads"], dims["hidden"]
+    if dims["kv_heads"] is None:
+        dims["kv_heads"] = heads
+    if dims["head_dim"] is None:
+        if hidden % heads:
+            raise FieldError("head_dim", f"hidden ({hidden}) is not divisible by heads ({heads}); give --head-dim")
+        dims["head_dim"] = hidden // heads
+    if dims["intermediate"] is None:
+        if not dims.get("experts") or dims.get("dense_layers"):
+            raise FieldError("intermediate", "give --intermediate (the MLP inner size)")
+        dims["intermediate"] = 0
+    clean = {k: v for k, v in dims.items() if v is not None}
+    return ModelParams(name="custom", **clean).validate()
+
+
+def _ceilings(p: dict[str, Any], data_dir, need: tuple[str, ...], dtype: str | None = None):
+    from studytui.calc.ceilings import resolve_ceilings
+
+    return resolve_ceilings(
+        p.get("gpu"), dtype or p.get("dtype") or DEFAULT_DTYPE, peak_flops=p.get("peak_flops"), mem_bw=p.get("mem_bw"),
+        link_bw=p.get("link_bw"), memory_bytes=p.get("hbm"), profile=p.get("profile") or "vendor", data_dir=data_dir, need=need,
+    )
+
+
+# ---- calculators ----------------------------------------------------------------------------
+
+def _run_roofline(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.roofline import roofline
+
+    if p["flops"] is None and p["bytes"] is None and p["intensity"] is None:
+        raise FieldError("flops", "give --flops and --bytes, or --intensity")
+    ceilings = _ceilings(p, data_dir, ("peak_flops", "mem_bw"))
+    return roofline(ceilings, flops=p["flops"], bytes=p["bytes"], intensity=p["intensity"], measured_time=p["time"])
+
+
+def _run_gemm(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.gemm import gemm, parse_tile
+
+    dtype = p["dtype"]
+    ceilings = _ceilings(p, data_dir, ("peak_flops", "mem_bw"))
+    return gemm(
+        ceilings, p["m"], p["n"], p["k"], a_dtype=p["a_dtype"] or dtype, b_dtype=p["b_dtype"] or dtype,
+        c_dtype=p["c_dtype"] or dtype, tile=parse_tile(p["tile"]), sm_count=p["sms"], measured_time=p["time"],
+    )
+
+
+def _run_transformer(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.transformer import transformer
+
+    params = resolve_model(p)
+    need = ("peak_flops", "mem_bw") + (("link_bw",) if p["tp"] > 1 else ())
+    ceilings = _ceilings(p, data_dir, need)
+    return transformer(
+        params, ceilings, phase=p["phase"], batch=p["batch"], prompt=p["prompt"], context=p["context"],
+        weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],
+        causal_half=bool(p["causal_half"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
+        latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"],
+    )
+
+
+def _run_collective(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.collective import collective
+
+    label = "override"
+    link = p["link_bw"]
+    if link is None:
+        if not p["gpu"]:
+            raise FieldError("gpu", "give --gpu (its scale-up link) or --link-bw (per direction)")
+        ceilings = _ceilings(p, data_dir, ("link_bw",))
+        link = ceilings.link_bw_per_direction
+        label = ceilings.provenance.get("link_bw", "")
+    return collective(p["op"], p["gpus"], p["bytes"], link, p["latency"], link_label=label)
+
+
+def _run_specdec(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.specdec import specdec
+
+    return specdec(p["alpha"], p["gamma"], p["cost_ratio"], p["op_cost_ratio"])
+
+
+def _run_kv(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.transformer import kv_cache
+
+    params = resolve_model(p)
+    ceilings = _ceilings(p, data_dir, ()) if (p.get("gpu") or p.get("hbm")) else None
+    return kv_cache(params, kv_dtype=p["kv_dtype"], batch=p["batch"], context=p["context"], ceilings=ceilings)
+
+
+def _run_memory(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.transformer import memory_plan
+
+    params = resolve_model(p)
+    ceilings = _ceilings(p, data_dir, ())
+    return memory_plan(
+        params, ceilings, weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], batch=p["batch"], context=p["context"],
+        tp=p["tp"], quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"], mem_fraction=p["mem_fraction"],
+    )
+
+
+_MEASURED_TIME = FieldSpec("time", "measured time", "time", help="a time you measured; adds achieved rates and the physics-floor check")
+_QUANT = [
+    FieldSpec("quant_group", "quantisation group", "int", "128", help="weights per scale for sub-byte weight formats"),
+    FieldSpec("quant_scale_bytes", "scale bytes", "float", "2", help="bytes per group scale (fp16 = 2, e8m0 = 1)"),
+]
+_MEM_FRACTION = FieldSpec("mem_fraction", "usable HBM fraction", "float", "0.9", maximum=1.0,
+                          help="share of HBM for weights + KV (the rest: activations, context, fragmentation)")
+
+CALCULATORS: dict[str, CalcSpec] = {}
+
+
+def _register(spec: CalcSpec) -> None:
+    CALCULATORS[spec.name] = spec
+
+
+_register(CalcSpec(
+    "roofline", "Roofline",
+    "Intensity, ridge point, attainable FLOP/s, bound, and the time floor max(FLOPs/peak, bytes/bandwidth) "
+    "(plus the no-overlap sum). --time adds achieved rates and flags times below the floor as impossible.",
+    (
+        *_gpu_fields(link=True),
+        FieldSpec("flops", "FLOPs", "float", help="work, e.g. 1e12 or 2TFLOP"),
+        FieldSpec("bytes", "bytes moved", "size", help="HBM traffic, e.g. 1GB or 64MiB"),
+        FieldSpec("intensity", "intensity (FLOP/B)", "float", help="instead of one of flops/bytes"),
+        _MEASURED_TIME,
+    ),
+    _run_roofline,
+))
+
+_register(CalcSpec(
+    "gemm", "GEMM",
+    "C[M,N] = A[M,K] x B[K,N]: 2MNK FLOPs, minimum bytes, intensity, bound, time; output tiles, waves over "
+    "the SMs, last-wave utilisation and what a Stream-K split recovers.",
+    (
+        FieldSpec("m", "M", "int", "4096", required=True, help="rows of A and C"),
+        FieldSpec("n", "N", "int", "4096", required=True, help="columns of B and C"),
+        FieldSpec("k", "K", "int", "4096", required=True, help="the reduction dimension"),
+        *_gpu_fields(dtype_help="math precision (its dense peak sets the compute time)"),
+        FieldSpec("a_dtype", "A precision", "dtype", choices=DTYPES, help="default: --dtype"),
+        FieldSpec("b_dtype", "B precision", "dtype", choices=DTYPES, help="default: --dtype"),
+        FieldSpec("c_dtype", "C precision", "dtype", choices=DTYPES, help="default: --dtype"),
+        FieldSpec("tile", "output tile", "choice", "128x128", choices=("64x64", "128x64", "128x128", "128x256", "256x128"),
+                  help="MxN tile each SM computes (any MxN accepted)"),
+        FieldSpec("sms", "SM count", "int", help="default: the GPU's"),
+        _MEASURED_TIME,
+    ),
+    _run_gemm,
+))
+
+_register(CalcSpec(
+    "transformer", "Transformer inference",
+    "Parameters, FLOPs (2 per multiply-add, attention context terms, lm_head), bytes (weights once per step, "
+    "KV cache, activations), KV bytes/token, and for one prefill or one decode step: compute, memory and TP "
+    "communication times, the max() lower bound and sum() bound, tokens/s, TTFT/TPOT, and memory fit.",
+    (
+        *_model_fields(),
+        FieldSpec("phase", "phase", "choice", "decode", choices=("prefill", "decode"), help="prefill: the whole prompt batch; decode: one step"),
+        FieldSpec("batch", "batch (sequences)", "int", "1"),
+        FieldSpec("prompt", "prompt tokens", "int", "2048", help="prefill: tokens per sequence"),
+        FieldSpec("context", "context tokens", "int", "4096", help="decode: tokens already cached per sequence"),
+        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("act_dtype", "activation precision", "dtype", "bf16", choices=DTYPES),
+        *_QUANT,
+        FieldSpec("tp", "tensor parallel GPUs", "int", "1"),
+        FieldSpec("latency", "all-reduce step latency", "time", "1us", allow_zero=True, help="per ring step"),
+        FieldSpec("causal_half", "causal half", "bool", "false", help="prefill: count half the T^2 attention scores"),
+        FieldSpec("mfu", "MFU", "float", "1", maximum=1.0, help="fraction of peak FLOP/s reached (1 = lower bound)"),
+        FieldSpec("mbu", "MBU", "float", "1", maximum=1.0, help="fraction of peak bandwidth reached (1 = lower bound)"),
+        _MEM_FRACTION,
+        *_gpu_fields(link=True, dtype_help="compute precision (its dense peak sets the compute time)"),
+        FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB"),
+    ),
+    _run_transformer,
+))
+
+_register(CalcSpec(
+    "collective", "Collective",
+    "Ring collective time over N GPUs at the one-way link rate plus a per-step latency, with nccl-tests "
+    "byte conventions and bus bandwidth.",
+    (
+        FieldSpec("op", "operation", "choice", "all_reduce", choices=("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")),
+        FieldSpec("gpus", "GPUs", "int", "8"),
+        FieldSpec("bytes", "bytes (nccl-tests size)", "size", "1GiB"),
+        FieldSpec("gpu", "GPU", "gpu", "h200", help="its scale-up link bandwidth is used (halved: catalog figures are bidirectional); --link-bw replaces it"),
+        FieldSpec("link_bw", "link bandwidth", "rate", help="per GPU per direction, e.g. 450GB/s"),
+        FieldSpec("latency", "latency per step", "time", "1us", allow_zero=True),
+        FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
+                  help="vendor peaks, 'measured' (your saved profile) or a profile FILE"),
+    ),
+    _run_collective,
+))
+
+_register(CalcSpec(
+    "specdec", "Speculative decoding",
+    "Leviathan et al.: expected tokens per target step, walltime speedup, operations factor, best gamma.",
+    (
+        FieldSpec("alpha", "acceptance rate", "float", "0.8", maximum=1.0, help="0 < alpha <= 1"),
+        FieldSpec("gamma", "draft tokens per step", "int", "4"),
+        FieldSpec("cost_ratio", "draft/target time ratio c", "float", "0", allow_zero=True),
+        FieldSpec("op_cost_ratio", "draft/target ops ratio", "float", allow_zero=True, help="default: the time ratio"),
+    ),
+    _run_specdec,
+))
+
+_register(CalcSpec(
+    "kv", "KV cache",
+    "KV cache bytes per token, per sequence and per batch (GQA, MQA, MLA, sliding windows).",
+    (
+        *_model_fields(),
+        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("batch", "batch (sequences)", "int", "1"),
+        FieldSpec("context", "context tokens", "int", "4096"),
+        FieldSpec("gpu", "GPU", "gpu", help="optional: show the share of its HBM"),
+        FieldSpec("hbm", "HBM capacity override", "size", help="instead of a GPU's memory capacity, e.g. 80GiB"),
+    ),
+    _run_kv,
+))
+
+_register(CalcSpec(
+    "memory", "Memory fit",
+    "What fits in HBM: weights + KV per GPU, the largest batch at a context and the longest context at a batch.",
+    (
+        *_model_fields(),
+        FieldSpec("gpu", "GPU", "gpu", "h200", help="accelerator id or alias"),
+        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
+        *_QUANT,
+        FieldSpec("batch", "batch (sequences)", "int", "1"),
+        FieldSpec("context", "context tokens", "int", "4096"),
+        FieldSpec("tp", "GPUs (tensor parallel)", "int", "1"),
+        _MEM_FRACTION,
+        FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB"),
+    ),
+    _run_memory,
+))
+
+
+def choices_for(kind: str, data_dir: str | os.PathLike[str] | None = None) -> list[str]:
+    """Values a TUI can offer for a field kind (gpu ids, model presets, dtypes)."""
+    if kind == "gpu":
+        from studytui.calc.hardware import load_catalog
+
+        return load_catalog(data_dir).ids()
+    if kind == "model":
+        from studytui.calc.models import load_presets
+
+        return list(load_presets())
+    if kind == "dtype":
+        return list(DTYPES)
+    return []
+
+
+def run(name: str, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None) -> Result:
+    """Run calculator `name` on raw strings."""
+    spec = CALCULATORS.get(name)
+    if spec is None:
+        raise FieldError("calculator", f"unknown calculator {name!r}; accepted: {', '.join(CALCULATORS)}")
+    return spec.run(values, data_dir)

@@ -1,0 +1,452 @@
+"""Transformer inference cost: parameters, FLOPs, bytes, KV cache, time bounds, memory fit.
+
+Conventions (shared/reference cost-models.md): 2 FLOPs per multiply-add everywhere; the lm_head is
+counted; attention FLOPs that grow with context are explicit (4·n_q·H per attended token per
+layer for MHA/GQA); weights are read once per step; the KV cache is read once per decode step;
+the time lower bound is max(compute, memory, communication) and the no-overlap bound their sum.
+"""
+
+from __future__ import annotations
+
+import math
+
+from studytui.calc.ceilings import Ceilings
+from studytui.calc.collective import ring_all_reduce_time
+from studytui.calc.dtypes import dtype_bytes
+from studytui.calc.models import ModelParams
+from studytui.calc.result import Result
+from studytui.calc.roofline import RooflineTerms, add_terms, g
+from studytui.calc.units import (
+    FieldError,
+    format_count,
+    format_percent,
+    format_rate,
+    format_size,
+    format_time,
+)
+
+PHASES = ("prefill", "decode")
+
+
+def weight_bytes_per_param(weight_dtype: str, quant_group: int = 128, scale_bytes: float = 2.0) -> float:
+    """Storage per weight: sub-byte formats carry one scale of `scale_bytes` per `quant_group` weights."""
+    base = dtype_bytes(weight_dtype)
+    if base < 1.0:
+        return base + scale_bytes / quant_group
+    return base
+
+
+def expected_experts(experts: int, active: int, tokens: float) -> float:
+    """Distinct experts a batch of `tokens` touches in one layer: E·(1 − (1 − K/E)^tokens)."""
+    if experts <= 0:
+        return 0.0
+    return experts * (1.0 - (1.0 - active / experts) ** tokens)
+
+
+def attention_pairs(tokens: int, window: float | None, causal_half: bool) -> float:
+    """(query, key) pairs one sequence of `tokens` computes in prefill for one layer."""
+    w = tokens if not window else min(tokens, window)
+    if not causal_half:
+        return float(tokens) * w
+    if w >= tokens:
+        return tokens * tokens / 2.0  # halve the T^2 term
+    # causal with a window W < T: sum over positions of min(i, W)
+    return w * w / 2.0 + (tokens - w) * w
+
+
+def _shard_kv(params: ModelParams, tp: int) -> int:
+    """How many ways tensor parallelism splits the KV cache (MLA's latent is replicated)."""
+    if params.is_mla:
+        return 1
+    return min(tp, params.kv_heads)
+
+
+def memory_fit(
+    result: Result,
+    params: ModelParams,
+    ceilings: Ceilings,
+    *,
+    weight_bytes_total: float,
+    kv_per_sequence: float,
+    batch: int,
+    context: int,
+    tp: int,
+    mem_fraction: float,
+) -> None:
+    """Weights + KV against usable HBM per GPU; the largest batch at this context."""
+    if ceilings.memory_bytes is None:
+        result.assume("memory fit skipped: no memory capacity for these ceilings (give --gpu)")
+        return
+    shard = _shard_kv(params, tp)
+    weights_gpu = weight_bytes_total / tp
+    kv_seq_gpu = kv_per_sequence / shard
+    kv_gpu = batch * kv_seq_gpu
+    usable = ceilings.memory_bytes * mem_fraction
+    need = weights_gpu + kv_gpu
+    fits = need <= usable
+    max_batch = max(0, math.floor((usable - weights_gpu) / kv_seq_gpu)) if kv_seq_gpu > 0 else None
+    result.values.update(
+        memory_bytes=ceilings.memory_bytes, usable_memory_bytes=usable, weight_bytes_per_gpu=weights_gpu,
+        kv_bytes_per_gpu=kv_gpu, memory_needed_bytes=need, fits=fits, max_batch=max_batch,
+        memory_headroom_bytes=usable - need,
+    )
+    result.step(
+        f"usable HBM per GPU = {format_size(ceilings.memory_bytes, binary=True)} x {g(mem_fraction)} = {format_size(usable, binary=True)}"
+    )
+    result.step(
+        f"per GPU: weights {format_size(weight_bytes_total)} / TP {tp} = {format_size(weights_gpu)}; KV = batch x KV/sequence / {shard} = "
+        f"{batch} x {format_size(kv_per_sequence)} / {shard} = {format_size(kv_gpu)}"
+    )
+    result.step(f"fits = weights + KV <= usable: {format_size(need)} <= {format_size(usable)} -> {'yes' if fits else 'NO'}")
+    if max_batch is not None:
+        result.step(
+            f"max batch at context {context} = floor((usable - weights) / KV per sequence) = floor(({g(usable)} - {g(weights_gpu)}) / {g(kv_seq_gpu)}) = {max_batch}"
+        )
+    result.row("memory per GPU", f"{format_size(need)} of {format_size(usable)} usable -> {'fits' if fits else 'DOES NOT FIT'}")
+    if max_batch is not None:
+        result.row(f"max batch at context {context}", format_count(max_batch))
+    result.assume(f"usable memory = {g(mem_fraction)} x HBM (the rest for activations, CUDA context, fragmentation)")
+    if not ceilings.provenance.get("memory", "").startswith("override"):
+        result.assume("vendor 'GB' memory capacity read as GiB (HBM sizes are binary: an H200 '141GB' reports 140.4 GiB)")
+    if weights_gpu > usable:
+        result.warn("the weights alone do not fit in usable HBM per GPU at this TP degree")
+    elif not fits:
+        result.warn(f"weights + KV need {format_size(need)} per GPU but only {format_size(usable)} is usable: reduce batch or context")
+
+
+def transformer(
+    params: ModelParams,
+    ceilings: Ceilings,
+    *,
+    phase: str = "decode",
+    batch: int = 1,
+    prompt: int | None = None,
+    context: int | None = None,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    act_dtype: str = "bf16",
+    tp: int = 1,
+    causal_half: bool = False,
+    quant_group: int = 128,
+    quant_scale_bytes: float = 2.0,
+    latency: float = 1e-6,
+    mfu: float = 1.0,
+    mbu: float = 1.0,
+    mem_fraction: float = 0.9,
+) -> Result:
+    """One prefill (the whole prompt batch) or one decode step (one token for every sequence)."""
+    params.validate()
+    if phase not in PHASES:
+        raise FieldError("phase", f"unknown phase {phase!r}; accepted: {', '.join(PHASES)}")
+    if phase == "prefill" and not prompt:
+        raise FieldError("prompt", "prefill needs --prompt T (prompt tokens per sequence)")
+    if phase == "decode" and not context:
+        raise FieldError("context", "decode needs --context S (tokens already in the KV cache per sequence)")
+    if tp > 1 and ceilings.link_bw_per_direction is None:
+        raise FieldError("link_bw", "tensor parallelism needs a link bandwidth: a --gpu with a scale-up link, or --link-bw (per direction)")
+    result = Result("transformer")
+    counts = params.counts()
+    d, L, B = params.hidden, params.layers, batch
+    b_w = weight_bytes_per_param(weight_dtype, quant_group, quant_scale_bytes)
+    b_kv, b_a = dtype_bytes(kv_dtype), dtype_bytes(act_dtype)
+    kv_tok = params.kv_bytes_per_token(b_kv)
+    dq, dv = params.attention_dims(phase)
+
+    result.values.update(
+        model=params.name, gpu=ceilings.accelerator.id if ceilings.accelerator else None, phase=phase, batch=B,
+        prompt=prompt if phase == "prefill" else None, context=context if phase == "decode" else None,
+        dtype=ceilings.dtype, weight_dtype=weight_dtype, kv_dtype=kv_dtype, act_dtype=act_dtype, tp=tp,
+        total_params=counts.total, active_params=counts.active,
+        active_params_with_embedding=counts.active_with_embedding, kv_bytes_per_token=kv_tok,
+        weight_bytes_per_param=b_w,
+    )
+    result.row("model", params.name)
+    result.row("ceilings", ceilings.gpu_label + (f" x TP {tp}" if tp > 1 else ""))
+    result.row("parameters (total / active)", f"{format_count(counts.total)} / {format_count(counts.active)}")
+    result.row("KV cache per token", f"{format_size(kv_tok)} ({kv_dtype})")
+    result.step(
+        f"parameters: total {g(counts.total)}, active per token {g(counts.active)} "
+        f"(routed experts {params.active_experts} of {params.experts}; input embedding excluded, lm_head included)"
+        if params.is_moe else f"parameters: total {g(counts.total)}, per token {g(counts.active)} (input embedding excluded, lm_head included)"
+    )
+    if params.is_mla:
+        result.step(
+            f"KV bytes/token = L x (d_c + d_R) x b_kv = {L} x ({params.mla_kv_rank} + {params.mla_rope_dim}) x {g(b_kv)} = {g(kv_tok)}"
+        )
+    else:
+        result.step(
+            f"KV bytes/token = 2 x L x n_kv x H x b_kv = 2 x {L} x {params.kv_heads} x {params.head_dim} x {g(b_kv)} = {g(kv_tok)}"
+        )
+
+    heads = params.heads
+    if phase == "decode":
+        S = context
+        tokens = B
+        linear_flops = 2.0 * counts.active * B
+        result.step(f"linear FLOPs = 2 x active params x batch = 2 x {g(counts.active)} x {B} = {g(linear_flops)}")
+        attention_flops = 0.0
+        for n_layers, attended in params.attended(S):
+            part = 2.0 * heads * (dq + dv) * attended * B * n_layers
+            attention_flops += part
+            result.step(
+                f"attention FLOPs = 2 x n_q x (d_qk + d_v) x attended x batch x layers = 2 x {heads} x ({dq} + {dv}) x {g(attended)} x {B} x {n_layers} = {g(part)}"
+            )
+        tokens_for_experts = B
+        kv_read = B * params.kv_bytes_per_sequence(S, b_kv)
+        kv_write = B * kv_tok
+        result.step(f"KV read = batch x KV bytes/sequence at context {S} = {B} x {g(params.kv_bytes_per_sequence(S, b_kv))} = {g(kv_read)}")
+        result.step(f"KV write = batch x KV bytes/token = {B} x {g(kv_tok)} = {g(kv_write)}")
+    else:
+        T = prompt
+        tokens = B * T
+        body = counts.active - counts.lm_head
+        linear_flops = 2.0 * body * tokens + 2.0 * counts.lm_head * B
+        result.step(
+            f"linear FLOPs = 2 x (active - lm_head) x batch x prompt + 2 x lm_head x batch = 2 x {g(body)} x {tokens} + 2 x {g(counts.lm_head)} x {B} = {g(linear_flops)}"
+        )
+        attention_flops = 0.0
+        for n_layers, window in ((params.layers - params.sliding_layers, None), (params.sliding_layers, params.sliding_window)):
+            if n_layers == 0:
+                continue
+            pairs = attention_pairs(T, window, causal_half)
+            part = 2.0 * heads * (dq + dv) * pairs * B * n_layers
+            attention_flops += part
+            shape = "T^2/2 (causal)" if causal_half else "T^2 (full square)"
+            if window:
+                shape = f"window {window}, " + ("causal" if causal_half else "T x min(T, W)")
+            result.step(
+                f"attention FLOPs = 2 x n_q x (d_qk + d_v) x pairs x batch x layers, pairs = {shape} = {g(pairs)}: 2 x {heads} x ({dq} + {dv}) x {g(pairs)} x {B} x {n_layers} = {g(part)}"
+            )
+        tokens_for_experts = tokens
+        kv_write = B * params.kv_bytes_per_sequence(T, b_kv)
+        kv_read = kv_write
+        result.step(f"KV written once and read once by attention = batch x KV bytes/sequence at {T} = {g(kv_write)} each")
+        result.assume("prefill: logits (lm_head) computed for the last prompt token of each sequence only, as serving engines do")
+        result.assume(
+            "prefill attention counts the full T^2 score matrix" if not causal_half
+            else "prefill attention counts half the T^2 score matrix (--causal-half: a causal kernel skips the masked half)"
+        )
+
+    # Weights read once per step: every non-expert weight, the experts the tokens touch.
+    if params.tied_embeddings:
+        non_expert = counts.non_expert
+    else:
+        non_expert = counts.non_expert - counts.embedding + min(tokens, params.vocab) * d
+    experts_touched = expected_experts(params.experts, params.active_experts, tokens_for_experts) if params.is_moe else 0.0
+    expert_weights = params.moe_layers * experts_touched * counts.expert
+    weight_bytes = (non_expert + expert_weights) * b_w
+    if params.is_moe:
+        result.values["expected_experts_per_layer"] = experts_touched
+        result.step(
+            f"experts touched per MoE layer = E(1 - (1 - K/E)^tokens) = {params.experts} x (1 - (1 - {params.active_experts}/{params.experts})^{tokens_for_experts}) = {g(experts_touched)}"
+        )
+        result.row("experts touched per MoE layer", f"{g(experts_touched)} of {params.experts}")
+    result.step(
+        f"weight bytes = (non-expert weights + MoE layers x experts touched x expert size) x bytes/weight = ({g(non_expert)} + {g(expert_weights)}) x {g(b_w)} = {g(weight_bytes)}"
+    )
+    act_bytes = 2.0 * d * b_a * L * tokens
+    result.step(f"activation bytes = 2 x d x b_a x L x tokens = 2 x {d} x {g(b_a)} x {L} x {tokens} = {g(act_bytes)}")
+    result.assume("activations: the hidden state written and read once per layer; other intermediates assumed fused or on-chip")
+
+    flops = linear_flops + attention_flops
+    total_bytes = weight_bytes + kv_read + kv_write + act_bytes
+    kv_shard = _shard_kv(params, tp)
+    flops_gpu = flops / tp
+    bytes_gpu = (weight_bytes + act_bytes) / tp + (kv_read + kv_write) / kv_shard
+    if tp > 1:
+        result.step(
+            f"per GPU: FLOPs / TP = {g(flops)} / {tp} = {g(flops_gpu)}; bytes = (weights + activations) / {tp} + KV / {kv_shard} = {g(bytes_gpu)}"
+        )
+        if kv_shard < tp:
+            result.assume(
+                "KV cache is replicated across TP ranks beyond the KV-head count" if not params.is_mla
+                else "MLA's latent KV cache is replicated on every TP rank"
+            )
+    peak = ceilings.peak_flops * mfu
+    bw = ceilings.mem_bw * mbu
+    if mfu != 1.0 or mbu != 1.0:
+        result.step(f"effective peak = peak x MFU = {g(ceilings.peak_flops)} x {g(mfu)} = {g(peak)}; bandwidth = bw x MBU = {g(ceilings.mem_bw)} x {g(mbu)} = {g(bw)}")
+        result.warn(f"MFU {g(mfu)} / MBU {g(mbu)} applied: the times are estimates, no longer lower bounds")
+    terms = RooflineTerms(flops_gpu, bytes_gpu, peak, bw)
+    result.values.update(
+        linear_flops=linear_flops, attention_flops=attention_flops, weight_bytes=weight_bytes,
+        kv_read_bytes=kv_read, kv_write_bytes=kv_write, activation_bytes=act_bytes,
+        flops_total=flops, bytes_total=total_bytes,
+    )
+    add_terms(result, terms, "per-GPU" if tp > 1 else "")
+    time_s, upper, bound = terms.time_s, terms.time_upper_s, terms.bound
+
+    if tp > 1:
+        message = tokens * d * b_a
+        per_ar, bw_part = ring_all_reduce_time(message, tp, ceilings.link_bw_per_direction, latency)
+        comm = 2 * L * per_ar
+        result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, comm_time_s=comm)
+        result.step(
+            f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / {g(ceilings.link_bw_per_direction)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
+        )
+        result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
+        result.step(f"time lower bound = max(compute, memory, communication) = {format_time(max(time_s, comm))}; no-overlap = sum = {format_time(upper + comm)}")
+        result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)}")
+        result.row("communication time", format_time(comm))
+        result.assume("TP: two ring all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate (Megatron)")
+        result.assume(f"all-reduce latency {format_time(latency)} per ring step (default 1 us: an order-of-magnitude assumption; measure it with nccl-tests)")
+        if comm > time_s:
+            bound = "communication"
+        time_s, upper = max(time_s, comm), upper + comm
+        result.values.update(time_s=time_s, time_upper_s=upper, bound=bound)
+        result.row("time lower bound (with comms)", format_time(time_s))
+        result.row("no-overlap bound (with comms)", format_time(upper))
+
+    tokens_per_s = tokens / time_s
+    result.values["tokens_per_s"] = tokens_per_s
+    if phase == "decode":
+        result.values["tpot_s"] = time_s
+        result.step(f"tokens/s upper bound = batch / step time = {B} / {format_time(time_s)} = {g(tokens_per_s)}")
+        result.row("TPOT lower bound (one step)", format_time(time_s))
+        result.row("tokens/s upper bound", f"{g(tokens_per_s)} ({g(tokens_per_s / B)} per sequence)")
+        result.assume(
+            f"decode: one step with {context} tokens already cached per sequence; a whole generation averages steps over growing contexts"
+        )
+        if params.is_mla:
+            result.assume("MLA decode in the compressed space (absorbed weights): scores over d_c + d_R, values over d_c per head")
+    else:
+        result.values["ttft_s"] = time_s
+        result.step(f"prefill tokens/s = batch x prompt / time = {tokens} / {format_time(time_s)} = {g(tokens_per_s)}")
+        result.row("TTFT lower bound", format_time(time_s))
+        result.row("prefill tokens/s upper bound", g(tokens_per_s))
+        if params.is_mla:
+            result.assume("MLA prefill with K and V decompressed per head (scores over nope + rope dims, values over v_dim)")
+    if params.sliding_layers:
+        result.assume(f"{params.sliding_layers} of {L} layers use a {params.sliding_window}-token sliding window (attend to and cache at most that many tokens)")
+    if params.is_moe:
+        result.assume("MoE: experts touched per layer from uniform independent routing, E(1-(1-K/E)^tokens); FLOPs use K experts per token")
+    if b_w != dtype_bytes(weight_dtype):
+        result.assume(f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights: {g(b_w * 8)} bits per weight")
+    result.assume(f"FLOPs use the dense {ceilings.dtype} peak; 2 FLOPs per multiply-add")
+    if weight_dtype != ceilings.dtype:
+        result.assume(f"{weight_dtype} weights, math at the {ceilings.dtype} rate (weight-only quantisation unless --dtype matches)")
+    if tp > 1:
+        result.assume(f"TP {tp}: weights, FLOPs and activation traffic split evenly over the GPUs; tokens/s is for the whole TP group")
+    for line in ceilings.describe():
+        result.assume(line)
+    for w in ceilings.warnings:
+        result.warn(w)
+
+    fit_context = context if phase == "decode" else prompt
+    memory_fit(
+        result, params, ceilings, weight_bytes_total=counts.total * b_w,
+        kv_per_sequence=params.kv_bytes_per_sequence(fit_context + (1 if phase == "decode" else 0), b_kv),
+        batch=B, context=fit_context, tp=tp, mem_fraction=mem_fraction,
+    )
+    return result
+
+
+def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, context: int = 4096, ceilings: Ceilings | None = None) -> Result:
+    """KV cache size per token, per sequence and for a batch."""
+    params.validate()
+    result = Result("kv")
+    b = dtype_bytes(kv_dtype)
+    elements = params.kv_elements_per_token_per_layer()
+    per_token = params.kv_bytes_per_token(b)
+    per_seq = params.kv_bytes_per_sequence(context, b)
+    total = batch * per_seq
+    mha = 2 * params.layers * params.heads * params.head_dim * b
+    result.values.update(
+        model=params.name, kv_dtype=kv_dtype, batch=batch, context=context,
+        kv_elements_per_token_per_layer=elements, kv_bytes_per_token=per_token,
+        kv_bytes_per_sequence=per_seq, kv_bytes=total, bytes=total, mha_kv_bytes_per_token=mha,
+        reduction_vs_mha=mha / per_token, time_s=None,
+    )
+    if params.is_mla:
+        result.step(f"elements/token/layer = d_c + d_R = {params.mla_kv_rank} + {params.mla_rope_dim} = {elements}")
+        groups = elements / (2 * params.head_dim)
+        result.values["equivalent_gqa_groups"] = groups
+        result.step(f"equivalent GQA groups at head dim {params.head_dim} = {elements} / (2 x {params.head_dim}) = {g(groups)}")
+        result.row("equivalent GQA groups", g(groups))
+    else:
+        result.step(f"elements/token/layer = 2 x n_kv x H = 2 x {params.kv_heads} x {params.head_dim} = {elements}")
+    result.step(f"KV bytes/token = L x elements x b_kv = {params.layers} x {elements} x {g(b)} = {g(per_token)}")
+    result.step(f"KV bytes/sequence at context {context} = {g(per_seq)}" + (" (sliding layers capped at their window)" if params.sliding_layers else ""))
+    result.step(f"KV bytes for batch = {batch} x {g(per_seq)} = {g(total)}")
+    result.step(f"MHA equivalent = 2 x L x n_q x H x b_kv = 2 x {params.layers} x {params.heads} x {params.head_dim} x {g(b)} = {g(mha)} ({g(mha / per_token)}x more)")
+    result.row("model", params.name)
+    result.row("KV elements per token per layer", format_count(elements))
+    result.row("KV bytes per token", format_size(per_token))
+    result.row(f"KV per sequence at {context} tokens", format_size(per_seq))
+    result.row(f"KV for batch {batch}", f"{format_size(total)} ({format_size(total, binary=True)})")
+    result.row("vs MHA", f"{format_size(mha)} per token ({g(mha / per_token)}x more)")
+    if ceilings is not None and ceilings.memory_bytes:
+        frac = total / ceilings.memory_bytes
+        result.values["fraction_of_memory"] = frac
+        result.row(f"share of {ceilings.accelerator.id if ceilings.accelerator else 'HBM'}", format_percent(frac))
+        result.step(f"share of HBM = {g(total)} / {g(ceilings.memory_bytes)} = {format_percent(frac)}")
+    result.assume("KV bytes scale with KV heads (GQA/MQA), not query heads; MLA caches one latent plus a RoPE key per layer")
+    return result
+
+
+def memory_plan(
+    params: ModelParams,
+    ceilings: Ceilings,
+    *,
+    weight_dtype: str = "bf16",
+    kv_dtype: str = "bf16",
+    batch: int = 1,
+    context: int = 4096,
+    tp: int = 1,
+    quant_group: int = 128,
+    quant_scale_bytes: float = 2.0,
+    mem_fraction: float = 0.9,
+) -> Result:
+    """What fits in HBM: weights + KV per GPU, largest batch at this context, longest context at this batch."""
+    params.validate()
+    result = Result("memory")
+    counts = params.counts()
+    b_w = weight_bytes_per_param(weight_dtype, quant_group, quant_scale_bytes)
+    weights = counts.total * b_w
+    b_kv = dtype_bytes(kv_dtype)
+    per_seq = params.kv_bytes_per_sequence(context, b_kv)
+    result.values.update(
+        model=params.name, gpu=ceilings.accelerator.id if ceilings.accelerator else None, weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype, batch=batch, context=context, tp=tp, total_params=counts.total,
+        weight_bytes=weights, kv_bytes_per_token=params.kv_bytes_per_token(b_kv), kv_bytes_per_sequence=per_seq,
+        bytes=weights + batch * per_seq, time_s=None,
+    )
+    result.row("model", params.name)
+    if ceilings.memory_bytes is not None:
+        result.row("HBM per GPU", f"{format_size(ceilings.memory_bytes, binary=True)} ({ceilings.provenance.get('memory', '')})" + (f" x TP {tp}" if tp > 1 else ""))
+    result.step(f"weights = params x bytes/weight = {g(counts.total)} x {g(b_w)} = {g(weights)}")
+    result.step(f"KV per sequence at {context} tokens = {g(per_seq)}")
+    result.row("weights", f"{format_size(weights)} ({format_size(weights, binary=True)})")
+    result.row(f"KV per sequence at {context}", format_size(per_seq))
+    if ceilings.memory_bytes is None:
+        raise FieldError("gpu", "memory planning needs a GPU with a memory capacity (--gpu)")
+    memory_fit(result, params, ceilings, weight_bytes_total=weights, kv_per_sequence=per_seq, batch=batch,
+               context=context, tp=tp, mem_fraction=mem_fraction)
+    # Longest context for this batch (full-attention layers grow without bound; sliding ones cap).
+    usable = ceilings.memory_bytes * mem_fraction
+    room = usable - weights / tp
+    shard = _shard_kv(params, tp)
+    if room > 0:
+        lo, hi = 0, 1
+        while hi < 1 << 40 and batch * params.kv_bytes_per_sequence(hi, b_kv) / shard <= room:
+            hi *= 2
+        if hi >= 1 << 40:
+            max_context = None
+        else:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if batch * params.kv_bytes_per_sequence(mid, b_kv) / shard <= room:
+                    lo = mid
+                else:
+                    hi = mid
+            max_context = lo
+        result.values["max_context"] = max_context
+        result.row(f"max context at batch {batch}", "unbounded (sliding windows only)" if max_context is None else format_count(max_context))
+        result.step(f"max context at batch {batch}: largest S with batch x KV(S) / {shard} <= {g(room)} -> {max_context}")
+    else:
+        result.values["max_context"] = 0
+    for line in ceilings.describe():
+        result.assume(line)
+    if b_w != dtype_bytes(weight_dtype):
+        result.assume(f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights")
+    return result

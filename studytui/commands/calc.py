@@ -1,0 +1,260 @@
+"""`studytui calc NAME ...` (calculators) and `studytui gpus [ID]` (the accelerator catalog).
+
+Flags are generated from the declarative forms in studytui/calc/forms.py, so the CLI and the TUI
+accept exactly the same inputs. Rich and YAML are imported only when a handler runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+_KIND_HINTS = {
+    "int": "N",
+    "float": "X",
+    "size": "SIZE",
+    "rate": "BW",
+    "flops_rate": "FLOP/s",
+    "time": "TIME",
+    "dtype": "DTYPE",
+    "gpu": "GPU",
+    "model": "MODEL",
+    "choice": "CHOICE",
+}
+_UNITS_HELP = """\
+units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal);
+FLOP rates 989TFLOP/s, '989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.
+precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).
+Every GPU figure is a vendor peak, not a measurement; times are lower bounds unless MFU/MBU < 1.
+--json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); --explain prints every
+formula with the numbers substituted."""
+
+
+def _preset_ids() -> list[str]:
+    try:
+        from studytui import paths
+
+        for base in (paths.content_dir(None), paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"):
+            found = sorted(p.stem for p in (base / "models").glob("*.yaml"))
+            if found:
+                return found
+    except Exception:  # --help must never fail on a missing content folder
+        pass
+    return []
+
+
+def _field_help(spec: Any) -> str:
+    text = spec.label
+    if spec.help:
+        text += f": {spec.help}"
+    if spec.choices and spec.kind in ("choice", "dtype") and spec.name != "profile":
+        text += f" [{'|'.join(spec.choices)}]"
+    if spec.default is not None:
+        text += f" (default {spec.default})"
+    return text.replace("%", "%%")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from studytui.calc.forms import CALCULATORS
+
+    import textwrap
+
+    lines = [
+        textwrap.fill(spec.description, width=96, initial_indent=f"  {name:<12} ", subsequent_indent=" " * 15)
+        for name, spec in CALCULATORS.items()
+    ]
+    calc = subparsers.add_parser(
+        "calc",
+        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory",
+        description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
+        + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    calc.set_defaults(func=_calc_usage, calc_parser=calc)
+    calc_sub = calc.add_subparsers(dest="calculator", metavar="NAME", parser_class=type(calc))
+    presets = ", ".join(_preset_ids())
+    for name, spec in CALCULATORS.items():
+        epilog = _UNITS_HELP
+        if any(f.kind == "model" for f in spec.fields) and presets:
+            epilog = f"model presets: {presets}\n\n" + epilog
+        p = calc_sub.add_parser(
+            name, help=spec.title, description=spec.description, epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+        )
+        for f in spec.fields:
+            if f.kind == "bool":
+                p.add_argument(f.flag, dest=f.name, action="store_const", const="true", default=None, help=_field_help(f))
+            else:
+                p.add_argument(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f))
+        p.add_argument("--json", action="store_true", help="print one JSON object (SI units)")
+        p.add_argument("--explain", action="store_true", help="print every formula with the numbers substituted")
+        p.set_defaults(func=_run_calc, calc_name=name)
+
+    gpus = subparsers.add_parser(
+        "gpus",
+        help="list accelerators (vendor peaks) or show one with its sources",
+        description="The accelerator catalog: dense vendor peak figures with sources, not measurements. "
+        "Add your own as YAML files in <data dir>/hardware/.",
+        allow_abbrev=False,
+    )
+    gpus.add_argument("id", nargs="?", help="accelerator id or alias (h200, h100, b200, a100, ...)")
+    gpus.add_argument("--json", action="store_true", help="print JSON (SI units)")
+    gpus.set_defaults(func=_run_gpus)
+
+
+def _calc_usage(args: argparse.Namespace) -> int:
+    args.calc_parser.print_help()
+    return 0
+
+
+def _run_calc(args: argparse.Namespace) -> int:
+    from studytui.calc.forms import CALCULATORS
+    from studytui.calc.units import FieldError
+    from studytui.errors import UsageError
+
+    spec = CALCULATORS[args.calc_name]
+    values = {f.name: getattr(args, f.name) for f in spec.fields if getattr(args, f.name) is not None}
+    try:
+        result = spec.run(values, data_dir=getattr(args, "data_dir", None))
+    except FieldError as exc:
+        flag = "--" + exc.field.replace("_", "-")
+        raise UsageError(f"{flag}: {exc.message}") from None
+    if args.json:
+        from studytui.output import print_json
+
+        print_json(result.to_json())
+        return 0
+    _print_result(spec.title, result, args.explain)
+    return 0
+
+
+def _print_result(title: str, result: Any, explain: bool) -> None:
+    from rich.table import Table
+
+    from studytui.output import console
+
+    out = console()
+    table = Table(title=title, show_header=False, title_justify="left", box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in result.rows:
+        table.add_row(label, value)
+    out.print(table)
+    for warning in result.warnings:
+        out.print(f"[bold red]warning:[/] {warning}", markup=True, highlight=False)
+    if explain:
+        out.print("\n[bold]How it was computed[/]")
+        for line in result.explain:
+            out.print(f"  {line}", markup=False, highlight=False)
+    if result.assumptions:
+        out.print("\n[bold]Assumptions[/]")
+        for line in result.assumptions:
+            out.print(f"  - {line}", markup=False, highlight=False)
+    if not explain:
+        out.print("\n[dim](--explain shows every formula with its numbers)[/]")
+
+
+def _run_gpus(args: argparse.Namespace) -> int:
+    from studytui.calc.hardware import VENDOR_PEAK_LABEL, load_catalog
+    from studytui.calc.units import FieldError
+    from studytui.errors import UsageError
+
+    catalog = load_catalog(getattr(args, "data_dir", None))
+    if args.id:
+        try:
+            acc = catalog.get(args.id)
+        except FieldError as exc:
+            raise UsageError(exc.message) from None
+        if args.json:
+            from studytui.output import print_json
+
+            print_json(acc.to_json())
+            return 0
+        _print_gpu(acc)
+        return 0
+    if args.json:
+        from studytui.output import print_json
+
+        print_json({"label": VENDOR_PEAK_LABEL, "accelerators": [a.to_json() for a in catalog]})
+        return 0
+    from rich.table import Table
+
+    from studytui.output import console
+
+    table = Table(title=f"Accelerators: dense {VENDOR_PEAK_LABEL}", title_justify="left")
+    table.add_column("id", no_wrap=True)
+    table.add_column("aliases")
+    table.add_column("name")
+    for col in ("bf16 TFLOP/s", "fp8 TFLOP/s", "memory", "HBM TB/s", "link GB/s bidir (one way)"):
+        table.add_column(col, justify="right")
+    for acc in catalog:
+        link = "-" if acc.link_bw_bidir is None else f"{acc.link_bw_bidir / 1e9:g} ({acc.link_bw_per_direction / 1e9:g})"
+        table.add_row(
+            acc.id,
+            ", ".join(acc.aliases),
+            acc.name,
+            f"{acc.peak_flops['bf16'] / 1e12:g}" if "bf16" in acc.peak_flops else "-",
+            f"{acc.peak_flops['fp8'] / 1e12:g}" if "fp8" in acc.peak_flops else "-",
+            f"{acc.memory_gb:g} {acc.memory_unit}" if acc.memory_gb else "-",
+            f"{acc.mem_bw / 1e12:g}",
+            link,
+        )
+    out = console()
+    out.print(table)
+    out.print("'studytui gpus ID' shows one accelerator with its sources and notes.", highlight=False)
+    return 0
+
+
+def _print_gpu(acc: Any) -> None:
+    from rich.table import Table
+
+    from studytui.calc.hardware import VENDOR_PEAK_LABEL
+    from studytui.calc.units import format_flops_rate, format_rate, format_size
+    from studytui.output import console
+
+    out = console()
+    table = Table(title=f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}", show_header=False, title_justify="left", box=None)
+    table.add_column(style="bold")
+    table.add_column()
+    if acc.aliases:
+        table.add_row("aliases", ", ".join(acc.aliases))
+    table.add_row("vendor", acc.vendor)
+    for key in ("arch", "year", "form_factor", "memory_type"):
+        if acc.raw.get(key) is not None:
+            table.add_row(key.replace("_", " "), str(acc.raw[key]))
+    for dtype, value in acc.peak_flops.items():
+        sparse = acc.peak_flops_sparse.get(dtype)
+        extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
+        table.add_row(f"peak {dtype} (dense)", format_flops_rate(value) + extra)
+    table.add_row("HBM bandwidth", format_rate(acc.mem_bw))
+    if acc.memory_bytes:
+        table.add_row("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)")
+    if acc.link_bw_bidir:
+        table.add_row("scale-up link", f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = {format_rate(acc.link_bw_per_direction)} per direction")
+        if acc.interconnect_domain:
+            table.add_row("link domain", str(acc.interconnect_domain))
+    else:
+        table.add_row("scale-up link", str(acc.interconnect_name or "none"))
+    if acc.sm_count:
+        table.add_row("SMs", str(acc.sm_count))
+    for key, label in (("l2_mb", "L2 (MB)"), ("llc_mb", "last-level cache (MB)"), ("boost_clock_mhz", "boost clock (MHz)"), ("tdp_w", "power (W)"), ("host_interface", "host interface")):
+        if acc.raw.get(key) is not None:
+            table.add_row(label, str(acc.raw[key]))
+    if acc.confidence:
+        table.add_row("confidence", acc.confidence)
+    table.add_row("origin", "built-in catalog" if not acc.is_user else acc.origin)
+    out.print(table)
+    if acc.sources:
+        out.print("\n[bold]Sources[/]")
+        for source in acc.sources:
+            out.print(f"  - {source}", markup=False, highlight=False)
+    cross = acc.raw.get("cross_checked_with") or []
+    if cross:
+        out.print("\n[bold]Cross-checked with[/]")
+        for item in cross:
+            out.print(f"  - {item}", markup=False, highlight=False)
+    if acc.notes:
+        out.print("\n[bold]Notes[/]")
+        out.print(f"  {acc.notes}", markup=False, highlight=False)
+    out.print(f"\n[dim]All figures are dense {VENDOR_PEAK_LABEL}. Measure your own ceilings before trusting a roofline.[/]")

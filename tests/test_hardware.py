@@ -1,0 +1,141 @@
+"""The accelerator catalog: every reference figure kept, labelled as a vendor peak, aliases, user files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from studytui.calc.ceilings import Ceilings, resolve_ceilings
+from studytui.calc.hardware import GIB, VENDOR_PEAK_LABEL, load_catalog
+from studytui.calc.units import FieldError
+from studytui.errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[1]
+HARDWARE = ROOT / "content" / "hardware"
+REFERENCE = ROOT.parent / "shared" / "reference" / "gpu-specs.yaml"
+
+EXPECTED_IDS = {
+    "h100-sxm", "h100-pcie", "h200-sxm", "b200-hgx", "b300-hgx", "gb200-per-gpu", "a100-sxm-80gb",
+    "a100-pcie-40gb", "l40s", "l4", "rtx-4090", "rtx-5090", "mi300x", "mi325x", "mi355x", "tpu-v5e",
+    "tpu-v5p", "tpu-v6e", "tpu7x-ironwood", "trainium2", "trainium3", "gaudi3",
+}
+
+
+def test_catalog_has_all_22_accelerators() -> None:
+    catalog = load_catalog()
+    assert set(catalog.ids()) == EXPECTED_IDS
+
+
+@pytest.mark.parametrize("alias, target", [("h200", "h200-sxm"), ("H100", "h100-sxm"), ("b200", "b200-hgx"), ("a100", "a100-sxm-80gb"), ("v5e", "tpu-v5e"), ("gb200", "gb200-per-gpu")])
+def test_aliases(alias: str, target: str) -> None:
+    assert load_catalog().get(alias).id == target
+
+
+def test_h200_figures_in_si_units() -> None:
+    h200 = load_catalog().get("h200")
+    assert h200.peak_flops["bf16"] == pytest.approx(989.4e12)
+    assert h200.peak_flops["fp8"] == pytest.approx(1978.9e12)
+    assert h200.mem_bw == pytest.approx(4.8e12)
+    assert h200.memory_bytes == pytest.approx(141 * GIB)
+    assert h200.link_bw_bidir == pytest.approx(900e9)
+    assert h200.link_bw_per_direction == pytest.approx(450e9)  # ring collectives run one way
+    assert h200.sm_count == 132
+    assert h200.sources and h200.notes
+
+
+def test_unknown_gpu_lists_close_matches() -> None:
+    with pytest.raises(UsageError, match="h100-sxm") as info:
+        load_catalog().get("h100-sx")
+    assert "did you mean" in str(info.value)
+
+
+def test_every_entry_labelled_as_vendor_peak_with_sources() -> None:
+    for path in HARDWARE.glob("*.yaml"):
+        for entry in yaml.safe_load(path.read_text()):
+            assert entry["figures"] == "vendor peak (dense), not a measurement", entry["id"]
+            assert entry["sources"], entry["id"]
+    for acc in load_catalog():
+        assert acc.to_json()["label"] == VENDOR_PEAK_LABEL
+
+
+def test_readme_states_dense_peaks_and_direction() -> None:
+    text = (HARDWARE / "README.md").read_text().lower()
+    assert "dense vendor peak, not a measurement" in text
+    assert "bidirectional" in text and "one-way" in text
+
+
+@pytest.mark.skipif(not REFERENCE.is_file(), reason="../shared/reference not present")
+def test_every_reference_figure_kept() -> None:
+    reference = {e["id"]: e for e in yaml.safe_load(REFERENCE.read_text())}
+    ours = {}
+    for path in HARDWARE.glob("*.yaml"):
+        for entry in yaml.safe_load(path.read_text()):
+            entry = dict(entry)
+            entry.pop("aliases")
+            entry.pop("figures")
+            ours[entry["id"]] = entry
+    assert ours == reference
+
+
+def test_user_accelerator_from_data_dir(isolated_data_dir: Path) -> None:
+    (isolated_data_dir / "hardware").mkdir()
+    (isolated_data_dir / "hardware" / "mine.yaml").write_text(
+        "- id: my-gpu\n  name: My GPU\n  aliases: [mine]\n  peak_tflops: {bf16: 100}\n  memory_bw_tbs: 1.0\n"
+        "  memory_gb: 24\n  interconnect: {bw_gbs_per_direction: 50}\n"
+    )
+    catalog = load_catalog()
+    mine = catalog.get("mine")
+    assert mine.is_user and mine.peak_flops == {"bf16": 100e12}
+    assert mine.link_bw_per_direction == pytest.approx(50e9)
+    assert "h200-sxm" in catalog.ids()
+
+
+def test_broken_user_file_is_one_line_usage_error(isolated_data_dir: Path) -> None:
+    (isolated_data_dir / "hardware").mkdir()
+    (isolated_data_dir / "hardware" / "bad.yaml").write_text("- id: x\n  name: X\n  peak_tflops: {bf16: -1}\n  memory_bw_tbs: 1\n")
+    with pytest.raises(UsageError, match="bad.yaml.*peak_tflops.bf16"):
+        load_catalog()
+
+
+def test_user_id_clash_refused(isolated_data_dir: Path) -> None:
+    (isolated_data_dir / "hardware").mkdir()
+    (isolated_data_dir / "hardware" / "dup.yaml").write_text("id: h200-sxm\nname: X\npeak_tflops: {bf16: 1}\nmemory_bw_tbs: 1\n")
+    with pytest.raises(UsageError, match="already defined"):
+        load_catalog()
+
+
+def test_dtype_without_peak_names_available_dtypes() -> None:
+    with pytest.raises(FieldError) as info:
+        resolve_ceilings("h100", "fp4")
+    assert info.value.field == "dtype"
+    assert "bf16" in info.value.message and "fp8" in info.value.message
+
+
+def test_overrides_on_top_of_gpu() -> None:
+    c = resolve_ceilings("h200", "bf16", mem_bw=3e12, link_bw=100e9)
+    assert c.peak_flops == pytest.approx(989.4e12) and c.mem_bw == 3e12 and c.link_bw_per_direction == 100e9
+    assert c.provenance["mem_bw"].startswith("override")
+    assert c.provenance["peak_flops"].startswith(VENDOR_PEAK_LABEL)
+
+
+def test_overrides_instead_of_gpu() -> None:
+    c = resolve_ceilings(None, "bf16", peak_flops=1e15, mem_bw=1e12)
+    assert c.accelerator is None and c.peak_flops == 1e15
+    with pytest.raises(FieldError, match="gpu"):
+        resolve_ceilings(None, "bf16", peak_flops=1e15)
+
+
+def test_fp64_uses_tensor_rate() -> None:
+    assert resolve_ceilings("h100", "fp64").peak_flops == pytest.approx(67e12)
+
+
+def test_no_link_gpu_needs_link_override() -> None:
+    with pytest.raises(FieldError, match="l40s has no scale-up link"):
+        resolve_ceilings("l40s", "bf16", need=("link_bw",))
+
+
+def test_ceilings_custom() -> None:
+    c = Ceilings.custom(peak_flops=1.0, mem_bw=2.0)
+    assert c.gpu_label == "custom ceilings"
