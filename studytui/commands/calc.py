@@ -166,12 +166,14 @@ def _run_gpus(args: argparse.Namespace) -> int:
             acc = catalog.get(args.id)
         except FieldError as exc:
             raise UsageError(exc.message) from None
+        measured = _measured_summary(acc, getattr(args, "data_dir", None))
         if args.json:
             from studytui.output import print_json
 
-            print_json(acc.to_json())
+            print_json(dict(acc.to_json(), measured=measured))
             return 0
         _print_gpu(acc)
+        _print_measured(acc, measured)
         return 0
     if args.json:
         from studytui.output import print_json
@@ -258,3 +260,44 @@ def _print_gpu(acc: Any) -> None:
         out.print("\n[bold]Notes[/]")
         out.print(f"  {acc.notes}", markup=False, highlight=False)
     out.print(f"\n[dim]All figures are dense {VENDOR_PEAK_LABEL}. Measure your own ceilings before trusting a roofline.[/]")
+
+
+def _measured_summary(acc: Any, data_dir: Any) -> dict | None:
+    """Measured figures for this accelerator (issue 7), or None when it has no measured profile."""
+    from studytui.calc.profiles import measured_summary
+
+    return measured_summary(acc, data_dir)
+
+
+def _print_measured(acc: Any, measured: dict | None) -> None:
+    from rich.table import Table
+
+    from studytui.output import console
+
+    out = console()
+    if measured is None:
+        out.print("[dim]No measured profile for this accelerator: 'studytui measure' on one writes it.[/]")
+        return
+    table = Table(title=f"Vendor peak beside measured: {measured['source']}", title_justify="left", box=None)
+    table.add_column("figure", no_wrap=True, style="bold")
+    for col in ("unit", "vendor", "measured", "runs min-max", "ratio"):
+        table.add_column(col, justify="right", no_wrap=True)
+    rows = [(f"{d} dense", "TFLOP/s", 1e12, v, measured["spread"]["peak_flops"].get(d), d) for d, v in measured["peak_flops"].items()]
+    if measured.get("mem_bw"):
+        rows.append(("HBM bandwidth", "GB/s", 1e9, measured["mem_bw"], measured["spread"]["mem_bw"], "mem_bw"))
+    if measured.get("link_bw_per_direction"):
+        rows.append(("link per direction", "GB/s", 1e9, measured["link_bw_per_direction"], measured["spread"]["link_bw_per_direction"], "link_bw_per_direction"))
+    for label, unit, scale, value, spread, key in rows:
+        vendor = measured["vendor"].get(key)
+        ratio = measured["ratios"].get(key)
+        table.add_row(
+            label,
+            unit,
+            f"{vendor / scale:,.1f}" if vendor else "-",
+            f"{value / scale:,.1f}",
+            f"{spread['min'] / scale:,.1f}-{spread['max'] / scale:,.1f}" if spread else "-",
+            f"{ratio:.2f}" if ratio else "-",
+        )
+    out.print()
+    out.print(table)
+    out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")

@@ -1,0 +1,357 @@
+"""Measured profiles: what a real GPU achieved, read as ceilings the calculators can use.
+
+A profile file (`content/hardware/measured/<accelerator id>.yaml`, or the data directory's
+`hardware/measured/`) is written by `studytui measure`. Each run in it carries the guide's five
+fields (hardware, workload, precision, baseline, correctness) plus software and date; each result
+carries its own precision, workload, baseline and correctness. Only accepted results (those that
+passed their correctness check) are used. A run's ceilings are its best accepted medians; the
+profile's ceilings are the median of those over runs.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from studytui.errors import UsageError
+
+SCHEMA = "studytui-measured-profile/1"
+RUN_FIELDS = ("date", "hardware", "workload", "precision", "baseline", "correctness", "software", "results")
+FIVE_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness")
+RESULT_FIELDS = ("id", "kind", "precision", "workload", "time_s", "achieved", "baseline", "correctness", "status")
+RESULT_KINDS = ("copy", "reduce", "gemm", "all_reduce", "all_gather")
+BANDWIDTH_KINDS = ("copy", "reduce")
+LINK_KIND = "all_reduce"
+
+
+# -- reading -----------------------------------------------------------------------------------
+def load_profile(path: str | Path) -> dict[str, Any]:
+    """Parse a profile file; UsageError (one line) if it cannot be read or is not a mapping."""
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"measured profile not found: {path}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read measured profile {path}: {exc.strerror}") from None
+    try:
+        # libyaml's loader where present: profiles are long, and calculators must answer fast.
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"{path}{where}: not valid YAML") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: a measured profile must be a mapping with 'runs'")
+    return data
+
+
+# -- validation --------------------------------------------------------------------------------
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _problems(data: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """(path inside the document, message) for every problem; the path locates the line."""
+    out: list[tuple[tuple[Any, ...], str]] = []
+    if not isinstance(data, dict):
+        return [((), "a measured profile must be a mapping with 'runs'")]
+    if data.get("schema") != SCHEMA:
+        out.append((("schema",), f"field 'schema' must be '{SCHEMA}'"))
+    for key in ("accelerator", "gpu_name"):
+        if not isinstance(data.get(key), str) or not data.get(key):
+            out.append(((key,), f"missing field '{key}'"))
+    runs = data.get("runs")
+    if not isinstance(runs, list) or not runs:
+        out.append((("runs",), "missing field 'runs' (a non-empty list)"))
+        return out
+    for i, run in enumerate(runs):
+        where = f"run {i + 1}"
+        rpath: tuple[Any, ...] = ("runs", i)
+        if not isinstance(run, dict):
+            out.append((rpath, f"{where} is not a mapping"))
+            continue
+        for key in RUN_FIELDS:
+            if run.get(key) in (None, "", [], {}):
+                out.append((rpath, f"missing field '{key}' in {where}"))
+        hardware = run.get("hardware")
+        if isinstance(hardware, dict):
+            for key in ("name", "sm_count", "memory_bytes"):
+                if hardware.get(key) in (None, ""):
+                    out.append((rpath + ("hardware",), f"missing field 'hardware.{key}' in {where}"))
+        correctness = run.get("correctness")
+        if isinstance(correctness, dict) and not correctness.get("method"):
+            out.append((rpath + ("correctness",), f"missing field 'correctness.method' in {where}"))
+        results = run.get("results")
+        if not isinstance(results, list):
+            continue
+        for j, result in enumerate(results):
+            xpath = rpath + ("results", j)
+            if not isinstance(result, dict):
+                out.append((xpath, f"{where} / result {j + 1} is not a mapping"))
+                continue
+            rwhere = f"{where} / result {result.get('id') or j + 1}"
+            out.extend(_result_problems(result, rwhere, xpath))
+    return out
+
+
+def _result_problems(result: dict[str, Any], where: str, path: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], str]]:
+    out: list[tuple[tuple[Any, ...], str]] = []
+    for key in RESULT_FIELDS:
+        if result.get(key) in (None, "", {}):
+            out.append((path, f"missing field '{key}' in {where}"))
+    if result.get("kind") not in (None, *RESULT_KINDS):
+        out.append((path + ("kind",), f"unknown kind {result.get('kind')!r} in {where} (expected one of {', '.join(RESULT_KINDS)})"))
+    status = result.get("status")
+    if status not in (None, "accepted", "rejected"):
+        out.append((path + ("status",), f"status must be 'accepted' or 'rejected' in {where}"))
+    correctness = result.get("correctness")
+    if isinstance(correctness, dict):
+        for key in ("method", "tolerance", "passed"):
+            if correctness.get(key) is None or correctness.get(key) == "":
+                out.append((path + ("correctness",), f"missing field 'correctness.{key}' in {where}"))
+        if status == "accepted" and correctness.get("passed") is not True:
+            out.append((path + ("status",), f"{where} is accepted but its correctness check did not pass"))
+    baseline = result.get("baseline")
+    if isinstance(baseline, dict) and "vendor_peak" not in baseline:
+        out.append((path + ("baseline",), f"missing field 'baseline.vendor_peak' in {where} (null if the catalog has none)"))
+    if status == "accepted":
+        times = result.get("time_s")
+        if isinstance(times, dict):
+            values = [times.get(k) for k in ("min", "median", "max")]
+            if not all(_is_number(v) and v > 0 for v in values):
+                out.append((path + ("time_s",), f"time_s needs positive min, median and max in {where}"))
+            elif not values[0] <= values[1] <= values[2]:
+                out.append((path + ("time_s",), f"time_s must satisfy min <= median <= max in {where}"))
+        achieved = result.get("achieved")
+        if isinstance(achieved, dict) and not (_is_number(achieved.get("median")) and achieved["median"] > 0):
+            out.append((path + ("achieved",), f"achieved.median must be a positive number in {where}"))
+    return out
+
+
+def validate_profile(data: Any) -> list[str]:
+    """Problems with a parsed profile, one line each; [] when it is valid."""
+    return [message for _path, message in _problems(data)]
+
+
+def _line_of(node: Any, path: tuple[Any, ...]) -> int:
+    """1-based line of the deepest node along `path` in a composed YAML tree."""
+    import yaml
+
+    line = node.start_mark.line + 1 if node is not None else 1
+    for step in path:
+        if isinstance(node, yaml.MappingNode):
+            found = next((v for k, v in node.value if getattr(k, "value", None) == step), None)
+            if found is None:
+                break
+            node = found
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int) and step < len(node.value):
+            node = node.value[step]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def check_profiles(content_dir: str | Path) -> list[str]:
+    """'FILE:LINE: message' for every problem in the measured profiles under content_dir."""
+    import yaml
+
+    folder = Path(content_dir) / "hardware" / "measured"
+    problems: list[str] = []
+    if not folder.is_dir():
+        return problems
+    for path in sorted(folder.glob("*.y*ml")):
+        try:
+            text = path.read_text(encoding="utf-8")
+            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+            node = yaml.compose(text, Loader=loader)
+            data = yaml.load(text, Loader=loader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problems.append(f"{path}:{mark.line + 1 if mark else 1}: not valid YAML")
+            continue
+        except OSError as exc:
+            problems.append(f"{path}:1: cannot read ({exc.strerror})")
+            continue
+        for where, message in _problems(data):
+            problems.append(f"{path}:{_line_of(node, where)}: {message}")
+        if isinstance(data, dict) and isinstance(data.get("accelerator"), str) and data["accelerator"] != path.stem:
+            problems.append(f"{path}:{_line_of(node, ('accelerator',))}: accelerator '{data['accelerator']}' does not match the file name")
+    return problems
+
+
+# -- ceilings ----------------------------------------------------------------------------------
+def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
+    """One run's ceilings: best accepted median per precision, for memory and for the link."""
+    peak: dict[str, float] = {}
+    mem_bw: float | None = None
+    mem_from = None
+    link: float | None = None
+    for result in run.get("results") or []:
+        if not isinstance(result, dict) or result.get("status") != "accepted":
+            continue
+        value = (result.get("achieved") or {}).get("median")
+        if not _is_number(value):
+            continue
+        kind = result.get("kind")
+        if kind == "gemm":
+            dtype = str(result.get("precision"))
+            peak[dtype] = max(peak.get(dtype, 0.0), float(value))
+        elif kind in BANDWIDTH_KINDS:
+            if mem_bw is None or value > mem_bw:
+                mem_bw, mem_from = float(value), result.get("id")
+        elif kind == LINK_KIND:
+            link = max(link or 0.0, float(value))
+    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link}
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def summarize(profile: dict[str, Any]) -> dict[str, Any]:
+    """Ceilings over all runs: the median of each run's figure, with min and max for the spread."""
+    per_run = [run_ceilings(r) for r in profile.get("runs") or [] if isinstance(r, dict)]
+
+    def over_runs(values: list[float]) -> dict[str, float] | None:
+        if not values:
+            return None
+        return {"median": _median(values), "min": min(values), "max": max(values), "runs": len(values)}
+
+    dtypes = sorted({d for c in per_run for d in c["peak_flops"]})
+    return {
+        "runs": len(per_run),
+        "peak_flops": {d: over_runs([c["peak_flops"][d] for c in per_run if d in c["peak_flops"]]) for d in dtypes},
+        "mem_bw": over_runs([c["mem_bw"] for c in per_run if c["mem_bw"] is not None]),
+        "link_bw_per_direction": over_runs([c["link_bw_per_direction"] for c in per_run if c["link_bw_per_direction"] is not None]),
+    }
+
+
+# -- lookup for the calculators ----------------------------------------------------------------
+def _accelerator_id(accelerator: Any) -> str:
+    if isinstance(accelerator, str):
+        return accelerator
+    ident = getattr(accelerator, "id", None)
+    if ident is None and isinstance(accelerator, dict):
+        ident = accelerator.get("id")
+    if not ident:
+        raise UsageError("measured profiles need an accelerator with an id")
+    return str(ident)
+
+
+def find_profile(accelerator: Any, data_dir: str | Path | None = None) -> Path | None:
+    """The measured profile for an accelerator: the shipped one first, then the user's own."""
+    from studytui.paths import content_dir
+    from studytui.paths import data_dir as default_data_dir
+
+    ident = _accelerator_id(accelerator)
+    candidates = [content_dir() / "hardware" / "measured" / f"{ident}.yaml"]
+    try:
+        base = Path(data_dir) if data_dir is not None else default_data_dir()
+        candidates.append(base / "hardware" / "measured" / f"{ident}.yaml")
+    except UsageError:  # an unusable data directory only means no user profiles
+        pass
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def _load_valid(path: Path) -> dict[str, Any]:
+    data = load_profile(path)
+    problems = validate_profile(data)
+    if problems:
+        extra = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise UsageError(f"invalid measured profile {path}: {problems[0]}{extra}")
+    return data
+
+
+def _source(path: Path, profile: dict[str, Any]) -> str:
+    runs = [r for r in profile.get("runs") or [] if isinstance(r, dict)]
+    dates = sorted(str(r.get("date", ""))[:10] for r in runs if r.get("date"))
+    span = dates[0] if dates and dates[0] == dates[-1] else (f"{dates[0]} to {dates[-1]}" if dates else "undated")
+    return f"{path.name} ({span}, median of {len(runs)} run{'s' if len(runs) != 1 else ''})"
+
+
+def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | None = None) -> dict[str, Any]:
+    """Ceilings from a measured profile: "measured" (looked up by accelerator id) or a file path.
+
+    Returns {"peak_flops": {dtype: FLOP/s}, "mem_bw": B/s, "link_bw_per_direction": B/s or None,
+    "source": "<file> (<date>, median of N runs)"}.
+    """
+    if profile == "measured":
+        path = find_profile(accelerator, data_dir)
+        if path is None:
+            ident = _accelerator_id(accelerator)
+            raise UsageError(
+                f"no measured profile for '{ident}' (run 'studytui measure' on that GPU, or pass --profile FILE)"
+            )
+    else:
+        path = Path(profile).expanduser()
+        if not path.is_file():
+            raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; not found: {profile}")
+    data = _load_valid(path)
+    summary = summarize(data)
+    if summary["mem_bw"] is None and not summary["peak_flops"]:
+        raise UsageError(f"measured profile {path} has no accepted results")
+    return {
+        "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
+        "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
+        "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
+        "source": _source(path, data),
+    }
+
+
+def _vendor_baselines(profile: dict[str, Any]) -> dict[str, float]:
+    """The vendor figures the profile's results were compared with, by precision / 'mem_bw' / 'link'."""
+    out: dict[str, float] = {}
+    for run in profile.get("runs") or []:
+        for result in (run or {}).get("results") or []:
+            peak = (result.get("baseline") or {}).get("vendor_peak")
+            if not _is_number(peak):
+                continue
+            kind = result.get("kind")
+            key = "mem_bw" if kind in BANDWIDTH_KINDS else "link" if kind == LINK_KIND else str(result.get("precision"))
+            out.setdefault(key, float(peak))
+    return out
+
+
+def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> dict[str, Any] | None:
+    """Measured figures beside the vendor figures they were compared with, or None if unmeasured.
+
+    {"peak_flops": {dtype: FLOP/s}, "mem_bw": B/s, "link_bw_per_direction": B/s or None,
+     "ratios": {dtype | "mem_bw" | "link_bw_per_direction": measured / vendor},
+     "vendor": {same keys: vendor figure}, "spread": {...min/max over runs...}, "source": str}
+    """
+    path = find_profile(accelerator, data_dir)
+    if path is None:
+        return None
+    data = _load_valid(path)
+    summary = summarize(data)
+    vendor = _vendor_baselines(data)
+    measured: dict[str, Any] = {
+        "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
+        "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
+        "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
+    }
+    ratios: dict[str, float] = {}
+    vendor_out: dict[str, float] = {}
+    for dtype, value in measured["peak_flops"].items():
+        if dtype in vendor:
+            vendor_out[dtype] = vendor[dtype]
+            ratios[dtype] = value / vendor[dtype]
+    if measured["mem_bw"] and "mem_bw" in vendor:
+        vendor_out["mem_bw"] = vendor["mem_bw"]
+        ratios["mem_bw"] = measured["mem_bw"] / vendor["mem_bw"]
+    if measured["link_bw_per_direction"] and "link" in vendor:
+        vendor_out["link_bw_per_direction"] = vendor["link"]
+        ratios["link_bw_per_direction"] = measured["link_bw_per_direction"] / vendor["link"]
+    spread = {
+        "peak_flops": {d: v for d, v in summary["peak_flops"].items() if v},
+        "mem_bw": summary["mem_bw"],
+        "link_bw_per_direction": summary["link_bw_per_direction"],
+    }
+    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data))

@@ -1,0 +1,123 @@
+"""`studytui measure`: micro-benchmarks of the local GPU, written as a measured profile."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+NEEDS_TORCH = "studytui measure needs PyTorch with CUDA: pip install -e '.[measure]'"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "measure",
+        help="measure this machine's GPU (memory bandwidth, matrix throughput, collectives)",
+        description=(
+            "Measure achieved HBM bandwidth, dense matrix-multiply throughput per precision and, with "
+            "several GPUs, NCCL bus bandwidth. Every result is checked against a reference before it "
+            "counts. Writes a measured profile (hardware, workload, precision, baseline, correctness); "
+            "measuring into an existing profile of the same GPU adds a run. Needs PyTorch with CUDA."
+        ),
+    )
+    add_arguments(parser)
+    parser.set_defaults(func=handle)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", metavar="FILE", help="profile file to write (default: <data dir>/hardware/measured/<gpu id>.yaml)")
+    parser.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
+    parser.add_argument("--json", action="store_true", help="print the run as JSON instead of a table")
+
+
+def _backend():
+    from studytui.errors import UsageError
+    from studytui.measure.backend import BackendUnavailable
+
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        raise UsageError(NEEDS_TORCH) from None
+    try:
+        from studytui.measure.torch_backend import make_backend
+
+        return make_backend()
+    except BackendUnavailable as exc:
+        raise UsageError(f"{NEEDS_TORCH} ({exc})") from None
+
+
+def handle(args: argparse.Namespace) -> int:
+    from studytui.errors import UsageError
+    from studytui.measure.catalog import default_catalog_paths, load_catalog, match_device
+    from studytui.measure.plan import make_plan
+    from studytui.measure.profile_file import slug, write_run
+    from studytui.measure.runner import run_plan
+    from studytui.paths import data_dir
+
+    backend = _backend()
+    hardware_name = backend.describe_hardware()["name"]
+    catalog = load_catalog(default_catalog_paths(getattr(args, "content", None), getattr(args, "data_dir", None)))
+    vendor = match_device(hardware_name, catalog)
+    accelerator_id = vendor.id if vendor else None
+    if args.out:
+        out = Path(args.out).expanduser()
+        if out.is_dir():
+            raise UsageError(f"--out must be a file, not a directory: {out}")
+    else:
+        out = data_dir(getattr(args, "data_dir", None)) / "hardware" / "measured" / f"{accelerator_id or slug(hardware_name)}.yaml"
+
+    plan = make_plan(quick=args.quick, device_memory_bytes=backend.device_memory_bytes())
+    say = (lambda line: None) if args.json else (lambda line: sys.stderr.write(line + "\n"))
+    say(f"measuring {hardware_name} ({'quick' if args.quick else 'full'} plan)"
+        + (f", compared with catalog entry {accelerator_id}" if accelerator_id else ", no catalog entry matched"))
+    run = run_plan(backend, plan, vendor, progress=say)
+    profile = write_run(out, run, accelerator_id)
+    if args.json:
+        from studytui.output import print_json
+
+        print_json({"profile": str(out), "run": profile["runs"][-1], "summary": profile["summary"]})
+    else:
+        _print_table(profile["runs"][-1], out)
+    return 0
+
+
+def _print_table(run: dict, out: Path) -> None:
+    from rich import box
+    from rich.table import Table
+
+    from studytui.output import console
+
+    table = Table(title=f"{run['hardware']['name']}: run {run['run']} ({run['date']})", box=box.SIMPLE_HEAD, pad_edge=False)
+    table.add_column("result", no_wrap=True)
+    table.add_column("median", justify="right", no_wrap=True)
+    table.add_column("spread", justify="right", no_wrap=True)
+    table.add_column("vendor", justify="right", min_width=6)
+    table.add_column("ratio", justify="right", min_width=5)
+    table.add_column("check", no_wrap=True)
+    for r in run["results"]:
+        scale, label = (1e12, "TFLOP/s") if r["achieved"]["unit"] == "FLOP/s" else (1e9, "GB/s")
+
+        def fmt(value: float | None, digits: int = 0) -> str:
+            return "-" if value is None else f"{value / scale:,.{digits}f}"
+
+        ratio = r["baseline"].get("ratio")
+        table.add_row(
+            r["id"], f"{fmt(r['achieved']['median'], 1)} {label}", _spread(r["achieved"]),
+            fmt(r["baseline"].get("vendor_peak")), "-" if ratio is None else f"{ratio:.2f}",
+            "ok" if r["status"] == "accepted" else "REJECTED",
+        )
+    c = console()
+    c.print(table)
+    for s in run.get("skipped", []):
+        c.print(f"skipped {s['id']}: {s['reason']}")
+    if run.get("collectives"):
+        c.print(run["collectives"])
+    c.print("spread: slowest and fastest repetition against the median; ratio: median over the vendor peak; check: output compared with a reference (error in the file)")
+    c.print(f"profile written: {out}", soft_wrap=True)
+
+
+def _spread(achieved: dict) -> str:
+    med, low, high = achieved.get("median"), achieved.get("min"), achieved.get("max")
+    if not med or low is None or high is None:
+        return "-"
+    return f"{low / med - 1:+.0%}/{high / med - 1:+.0%}"

@@ -1,0 +1,66 @@
+"""What a measurement run measures: buffer sizes, matrix shapes, repetitions.
+
+Bandwidth buffers are far larger than any current GPU's L2 (50-60 MB on Hopper, 126 MB on
+Blackwell), so the copy and the reduction stream from device memory rather than from cache.
+Matrix sizes are large enough to fill the chip; the largest gives the achievable peak.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
+COLLECTIVE_OPS = ("all_reduce", "all_gather")
+
+
+@dataclass(frozen=True)
+class MeasurePlan:
+    bandwidth_bytes: tuple[int, ...]
+    gemm_sizes: tuple[int, ...]
+    precisions: tuple[str, ...] = PRECISIONS
+    collective_bytes: tuple[int, ...] = ()
+    collective_ops: tuple[str, ...] = COLLECTIVE_OPS
+    warmup: int = 5
+    repetitions: int = 30
+    gemm_repetitions: int = 20
+    quick: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def make_plan(quick: bool = False, device_memory_bytes: int | None = None) -> MeasurePlan:
+    """The plan for a run; sizes that would not fit the device's memory are dropped (and noted)."""
+    if quick:
+        bandwidth = (256 * MiB, 1 * GiB)
+        gemm = (4096, 8192)
+        collectives = (64 * MiB, 256 * MiB)
+        reps, gemm_reps, warmup = 10, 10, 3
+    else:
+        bandwidth = (256 * MiB, 1 * GiB, 4 * GiB)
+        gemm = (4096, 8192, 16384)
+        collectives = (64 * MiB, 256 * MiB, 1 * GiB)
+        reps, gemm_reps, warmup = 30, 20, 5
+    notes: list[str] = []
+    if device_memory_bytes:
+        # A copy holds source and destination plus a check's temporaries: keep 3x the buffer.
+        fitting = tuple(b for b in bandwidth if 3 * b <= device_memory_bytes)
+        if fitting != bandwidth:
+            notes.append("bandwidth sizes limited by device memory")
+        bandwidth = fitting or (min(bandwidth),)
+        # fp32 GEMM: A, B, C in fp32 plus float64 copies of B for the reference: about 28 n^2 bytes.
+        fitting_gemm = tuple(n for n in gemm if 28 * n * n <= device_memory_bytes)
+        if fitting_gemm != gemm:
+            notes.append("matrix sizes limited by device memory")
+        gemm = fitting_gemm or (min(gemm),)
+    return MeasurePlan(
+        bandwidth_bytes=bandwidth,
+        gemm_sizes=gemm,
+        collective_bytes=collectives,
+        warmup=warmup,
+        repetitions=reps,
+        gemm_repetitions=gemm_reps,
+        quick=quick,
+        notes=notes,
+    )
