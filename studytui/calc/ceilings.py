@@ -29,6 +29,10 @@ class Ceilings:
     provenance: dict[str, str] = field(default_factory=dict)  # figure -> where it came from
     warnings: list[str] = field(default_factory=list)
     profile: str = "vendor"
+    # Hard limits for the "physically impossible" check: the vendor peaks (or the user's overrides).
+    # A measured profile is what the chip sustains once warm, not a limit: short runs beat it.
+    limit_peak_flops: float | None = None
+    limit_mem_bw: float | None = None
 
     @classmethod
     def custom(
@@ -117,6 +121,7 @@ def resolve_ceilings(
             result.provenance["memory"] = f"{VENDOR_PEAK_LABEL}: {accelerator.memory_gb:g} {accelerator.memory_unit} read as GiB"
         result.sm_count = accelerator.sm_count
 
+    result.limit_peak_flops, result.limit_mem_bw = result.peak_flops, result.mem_bw
     if result.profile != "vendor":
         if accelerator is None:
             raise FieldError("profile", "a measured profile needs --gpu (the accelerator it was measured on)")
@@ -141,11 +146,16 @@ def resolve_ceilings(
             result.warnings.append("the measured profile has no link bandwidth; using the vendor peak")
 
     if peak_flops is not None:
-        result.peak_flops = peak_flops
+        result.peak_flops = result.limit_peak_flops = peak_flops
         result.provenance["peak_flops"] = "override (--peak-flops)"
     if mem_bw is not None:
-        result.mem_bw = mem_bw
+        result.mem_bw = result.limit_mem_bw = mem_bw
         result.provenance["mem_bw"] = "override (--mem-bw)"
+    # A rate that was really achieved is achievable, whatever the datasheet says.
+    if result.peak_flops is not None:
+        result.limit_peak_flops = max(result.limit_peak_flops or 0.0, result.peak_flops)
+    if result.mem_bw is not None:
+        result.limit_mem_bw = max(result.limit_mem_bw or 0.0, result.mem_bw)
     if link_bw is not None:
         result.link_bw_per_direction = link_bw
         result.provenance["link_bw"] = "override (--link-bw, per direction)"

@@ -96,7 +96,8 @@ def gemm(
     else:
         result.warn("SM count unknown for these ceilings: waves and Stream-K not computed (give --sms)")
     if measured_time is not None:
-        check_measured(result, terms, measured_time, cache=cache_bytes(ceilings))
+        check_measured(result, terms, measured_time, cache=cache_bytes(ceilings),
+                       limits=(ceilings.limit_peak_flops, ceilings.limit_mem_bw))
     result.assume("minimum bytes: A and B read once, C written once (perfect on-chip reuse)")
     result.assume(f"time uses the dense {ceilings.dtype} peak; FLOPs count 2 per multiply-add")
     for line in ceilings.describe():
