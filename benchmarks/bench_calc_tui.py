@@ -1,0 +1,162 @@
+"""Calculators in the TUI: how long a calculator screen takes to open, and a recompute to show.
+
+Runs the real study app headless (Textual's pilot, 120x40) on the real guide, opens each
+calculator screen repeatedly and prints medians:
+
+- open: from asking for the screen (what `c` does) to its first frame painted, results included
+  (the roofline plot is drawn one frame later on purpose and is timed separately as "plot");
+  the first opening of a session also imports the calculator modules: reported once, apart;
+- recompute: one changed field -> calculator run -> every result widget updated (synchronous);
+- keystroke to frame: a typed character until the frame showing the new numbers is painted.
+
+Targets (issue 6): open < 150 ms, recompute within one frame (~16 ms).
+Usage: python benchmarks/bench_calc_tui.py [--runs N] [CALC ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import report  # noqa: E402
+
+SETTLE_S = 0.2  # quiet time between measurements, so one run's leftover work is not billed to the next
+FIELD_TO_TYPE = {"roofline": "flops", "gemm": "m", "transformer": "batch", "collective": "gpus", "specdec": "gamma", "kv": "context", "memory": "batch"}
+
+
+async def settle(pilot) -> None:
+    """Between measurements: let the main screen finish coming back, and collect the garbage the
+    previous run left, so a collection it caused is not billed to the next one (a learner opens
+    a calculator now and then, not nine times in a row)."""
+    await pilot.pause(SETTLE_S)
+    gc.collect()
+
+
+async def _after_next_frame(screen) -> None:
+    done = asyncio.Event()
+    screen.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def baseline(app, pilot, runs: int) -> None:
+    """The floor on this machine: a bare screen with one Input, opened and typed into the same way."""
+    from textual.screen import Screen
+    from textual.widgets import Input, Static
+
+    class Bare(Screen[None]):
+        def compose(self):
+            yield Static("bare")
+            yield Input("1", compact=True)
+
+    opens, keys = [], []
+    for i in range(runs + 1):
+        start = time.perf_counter()
+        screen = Bare()
+        app.push_screen(screen)
+        while not screen.is_mounted:
+            await asyncio.sleep(0)
+        await _after_next_frame(screen)
+        opened = time.perf_counter()
+        screen.query_one(Input).focus()
+        await pilot.pause()
+        t2 = time.perf_counter()
+        await pilot.press("1")
+        await _after_next_frame(screen)
+        t3 = time.perf_counter()
+        if i:
+            opens.append(opened - start)
+            keys.append(t3 - t2)
+        app.pop_screen()
+        await settle(pilot)
+    report("baseline: bare screen with one Input, open", opens)
+    report("baseline: keystroke to painted frame", keys)
+
+
+async def bench(calcs: list[str], runs: int) -> bool:
+    from studytui.guide import load_guide
+    from studytui.store import open_store
+    from studytui.tui.app import StudyApp
+    from studytui.tui.calc import SCREEN_ID, register
+    from studytui.tui.calc.plot import RooflinePlot
+    from studytui.tui.calc.screens import PLOTTED
+    from studytui.tui.registry import build_registry
+
+    registry = build_registry()
+    if SCREEN_ID not in registry.screens:
+        register(registry)
+    ok = True
+    with tempfile.TemporaryDirectory() as data:
+        store = open_store(Path(data))
+        store.set_note("warm-up", "x")  # the first store write pays the schema setup: not ours
+        app = StudyApp(load_guide(), store, registry=registry, cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await baseline(app, pilot, runs)
+            for calc in calcs:
+                opens, plots, recomputes, keys = [], [], [], []
+                for i in range(runs + 1):  # the first opening imports modules: not counted
+                    start = time.perf_counter()
+                    app.open_screen(SCREEN_ID, calc=calc)
+                    screen = app.screen
+                    while not screen.is_mounted:
+                        await asyncio.sleep(0)
+                    await _after_next_frame(screen)
+                    opened = time.perf_counter()
+                    if screen.query(RooflinePlot):
+                        await _after_next_frame(screen)
+                        await _after_next_frame(screen)
+                    plotted = time.perf_counter()
+                    field = FIELD_TO_TYPE[calc]
+                    control = screen.form.rows[field].control
+                    control.focus()
+                    await pilot.pause()
+                    t0 = time.perf_counter()
+                    screen.recompute(force=True)
+                    t1 = time.perf_counter()
+                    await pilot.pause()
+                    # A keystroke: the digit goes through the Input, its Changed event, the
+                    # calculator and the widgets, then a frame is painted.
+                    control.cursor_position = len(control.value)
+                    t2 = time.perf_counter()
+                    await pilot.press("1")
+                    await _after_next_frame(screen)
+                    t3 = time.perf_counter()
+                    assert screen.result is not None, f"{calc}: {screen.error}"
+                    if not i and calc == calcs[0]:
+                        report("first opening in a session (imports included)", [opened - start])
+                    if i:
+                        opens.append(opened - start)
+                        plots.append(plotted - start)
+                        recomputes.append(t1 - t0)
+                        keys.append(t3 - t2)
+                    app.pop_screen()
+                    await settle(pilot)
+                ok &= report(f"{calc}: open (first frame with results)", opens, 0.150)
+                if calc in PLOTTED:
+                    report(f"{calc}: open until the plot is drawn", plots)
+                ok &= report(f"{calc}: recompute (run + widget updates)", recomputes, 0.016)
+                report(f"{calc}: keystroke to painted frame", keys)
+        store.close()
+    return ok
+
+
+def main() -> int:
+    from studytui.tui.calc import CALCULATOR_TITLES
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("calcs", nargs="*", default=[name for name, _t in CALCULATOR_TITLES])
+    args = parser.parse_args()
+    print(f"bench_calc_tui: headless pilot, 120x40, median of {args.runs} runs per figure", flush=True)
+    ok = asyncio.run(bench(args.calcs, args.runs))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

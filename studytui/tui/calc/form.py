@@ -1,0 +1,342 @@
+"""A calculator's form, built from its FieldSpecs: one labelled control per field, inline errors.
+
+Controls by field kind: a ChoiceField for closed choices (choice, dtype, model, bool), an Input for
+numbers with units and free text, an Input plus a picker button for the GPU. Rarely changed
+fields sit in collapsed groups so a form fits a 24-line terminal. The form holds no numbers of its
+own: `values()` returns the raw strings for CalcSpec.run, exactly as typed.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from textual.app import ComposeResult
+from textual.containers import Grid, VerticalScroll
+from textual.widget import Widget
+from textual.suggester import SuggestFromList
+from textual import events
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Input, Label, Static
+
+from studytui.calc.dtypes import DTYPES
+from studytui.calc.forms import CalcSpec, FieldSpec
+from studytui.tui.calc.choice import ChoiceField
+
+# Fields that accept values outside their listed choices (a profile FILE, any MxN tile).
+FREE_CHOICES = frozenset({"profile", "tile"})
+MODEL_DIMS = frozenset({
+    "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "experts", "active_experts",
+    "shared_experts", "moe_intermediate", "dense_layers", "mla_kv_rank", "mla_rope_dim", "mla_q_rank",
+    "mla_nope_dim", "mla_v_dim", "sliding_window", "sliding_layers", "mlp_matrices", "tied_embeddings",
+})
+CEILING_OVERRIDES = frozenset({"peak_flops", "mem_bw", "link_bw", "profile", "hbm"})
+MORE_OPTIONS = frozenset({
+    "a_dtype", "b_dtype", "c_dtype", "sms", "quant_group", "quant_scale_bytes", "latency", "causal_half",
+    "mfu", "mbu", "mem_fraction",
+})
+GROUPS = (
+    ("dims", "Model dimensions (override the preset)", MODEL_DIMS),
+    ("ceilings", "Ceilings: profile and overrides", CEILING_OVERRIDES),
+    ("more", "More options", MORE_OPTIONS),
+)
+BLANK_PROMPTS = {"model": "custom dims", "dtype": "same as precision", "bool": "(preset)", "choice": "(default)"}
+COMPUTE_DTYPE = "dtype"  # the field whose precision picks the GPU's peak
+LEADING = ("gpu", COMPUTE_DTYPE)
+
+
+def group_of(spec: CalcSpec, field: FieldSpec) -> str | None:
+    """Which collapsed group a field sits in (None: always visible)."""
+    if spec.name == "collective" and field.name in ("link_bw", "latency"):
+        return None  # the collective's link is its main input
+    if spec.name == "gemm" and field.name == "time":
+        return None
+    for group_id, _title, names in GROUPS:
+        if field.name in names:
+            return group_id
+    return None
+
+
+def _select_options(field: FieldSpec, models: Iterable[str]) -> list[tuple[str, str]]:
+    if field.kind == "bool":
+        return [("yes", "true"), ("no", "false")]
+    if field.kind == "model":
+        return [(m, m) for m in models]
+    if field.kind == "dtype":
+        return [(d, d) for d in DTYPES]
+    return [(c, c) for c in field.choices or ()]
+
+
+def uses_select(field: FieldSpec) -> bool:
+    if field.name in FREE_CHOICES:
+        return False
+    return field.kind in ("bool", "model", "dtype") or (field.kind == "choice" and bool(field.choices))
+
+
+class GroupToggle(Static, can_focus=True):
+    """The title line of a group of rarely changed fields; Enter, space or a click opens it."""
+
+    BINDINGS = [Binding("enter,space", "toggle", "Open/close", show=False)]
+
+    class Toggled(Message):
+        def __init__(self, group_id: str, expanded: bool) -> None:
+            super().__init__()
+            self.group_id = group_id
+            self.expanded = expanded
+
+    def __init__(self, group_id: str, title: str, expanded: bool = False) -> None:
+        super().__init__(id=f"group-{group_id}", markup=False)
+        self.group_id = group_id
+        self.title_text = title
+        self._expanded = expanded
+        self.update(self._label())
+
+    def _label(self) -> str:
+        return f"{'▼' if self._expanded else '▶'} {self.title_text}"
+
+    @property
+    def expanded(self) -> bool:
+        return self._expanded
+
+    @expanded.setter
+    def expanded(self, value: bool) -> None:
+        if value != self._expanded:
+            self._expanded = value
+            self.update(self._label())
+
+    def action_toggle(self) -> None:
+        self.post_message(self.Toggled(self.group_id, not self._expanded))
+
+    def on_click(self, event: events.Click) -> None:
+        event.stop()
+        self.focus()
+        self.action_toggle()
+
+
+class FieldRow:
+    """One field's label, control and (when the value is bad) the reason under it.
+
+    Not a widget: the label and the control sit directly in the form's grid, which saves a
+    container per field (opening a screen costs time per widget)."""
+
+    def __init__(self, field: FieldSpec, value: str, models: list[str], gpu_names: list[str], cursor_blink: bool = True) -> None:
+        self.field = field
+        self._models = models
+        self._gpu_names = gpu_names
+        self.label = Label(field.label, classes="field-label")
+        self.control = self._control(value, cursor_blink)
+        self.error: Static | None = None
+        self._pad: Static | None = None
+        self.message: str | None = None
+
+    def widgets(self) -> list[Widget]:
+        return [self.label, self.control]
+
+    @property
+    def is_mounted(self) -> bool:
+        return self.control.is_mounted
+
+    def _control(self, value: str, cursor_blink: bool) -> Input | ChoiceField:
+        field = self.field
+        tooltip = field.help or None
+        if field.kind == "gpu":
+            tooltip = f"{field.help}; ctrl+g chooses from the catalog" if field.help else "ctrl+g chooses from the catalog"
+        if uses_select(field):
+            options = _select_options(field, self._models)
+            if value and value not in [v for _label, v in options]:
+                options.append((value, value))  # a preset outside the list still shows as given
+            blank = BLANK_PROMPTS.get(field.kind, "(default)") if field.default is None else None
+            return ChoiceField(options, value, title=field.label, blank=blank, id=f"f-{field.name}", tooltip=tooltip)
+        placeholder = f"default {field.default}" if field.default is not None else (field.help or field.label)
+        control = Input(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
+                        select_on_focus=False, suggester=self._suggester())
+        control.cursor_blink = cursor_blink
+        return control
+
+    def _suggester(self) -> SuggestFromList | None:
+        """Completion for free-text fields with known values: GPU ids and aliases, tiles, profiles."""
+        field = self.field
+        if field.kind == "gpu":
+            return SuggestFromList(self._gpu_names, case_sensitive=False) if self._gpu_names else None
+        if field.choices:
+            return SuggestFromList(field.choices, case_sensitive=False)
+        return None
+
+    def text(self) -> str:
+        return self.control.value
+
+    def set_text(self, text: str) -> None:
+        control = self.control
+        if isinstance(control, ChoiceField):
+            if text == "" and control.blank is None:
+                return  # a required choice cannot be emptied
+            if text not in control.values():
+                control.set_options([o for o in control.options if o[1]] + [(text, text)], value=text)
+                return
+        control.value = text
+
+    def show_error(self, message: str | None) -> None:
+        """Show (or clear) the reason under the field. The error line is mounted on first use."""
+        if message == self.message:
+            return
+        self.message = message
+        self.label.set_class(bool(message), "-invalid")
+        if message:
+            if self.error is None:
+                # Under the control, with an empty cell under the label (a cell spanning both
+                # columns leaves a stray empty row in Textual's grid).
+                self._pad = Static("", classes="field-error-pad")
+                self.error = Static("", classes="field-error", markup=False)
+                parent = self.control.parent
+                if parent is not None:
+                    parent.mount(self._pad, self.error, after=self.control)
+            self.error.update(f"✗ {message}")
+            self.error.display = True
+            self._pad.display = True
+        elif self.error is not None:
+            self.error.display = False
+            self._pad.display = False
+
+
+class CalcForm(VerticalScroll):
+    """Every field of one calculator. Rows in collapsed groups are built when the group opens."""
+
+    DEFAULT_CSS = """
+    CalcForm { height: 1fr; padding: 0 1 0 0; scrollbar-size-vertical: 1; }
+    CalcForm .field-grid { layout: grid; grid-size: 2; grid-columns: 20 1fr; grid-rows: auto; height: auto; }
+    CalcForm .field-label { padding: 0 1 0 0; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    CalcForm .field-label.-invalid { color: $error; text-style: bold; }
+    CalcForm .field-error { color: $error; }
+    CalcForm .field-error-pad { height: 1; }
+    CalcForm GroupToggle { height: 1; color: $text-muted; text-style: bold; }
+    CalcForm GroupToggle:focus { background: $block-cursor-background; color: $block-cursor-foreground; }
+    CalcForm .group-grid { padding-left: 1; }
+    """
+
+    def __init__(self, spec: CalcSpec, values: Mapping[str, str], models: list[str], gpu_names: list[str] = (),
+                 *, cursor_blink: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.cursor_blink = cursor_blink
+        self.spec = spec
+        self.initial = dict(values)
+        self.models = models
+        self.gpu_names = list(gpu_names)
+        self.rows: dict[str, FieldRow] = {}
+        self.pending: dict[str, list[FieldSpec]] = {}  # group id -> fields not built yet
+        self.group_of_field: dict[str, str] = {}
+
+    def compose(self) -> ComposeResult:
+        grouped: dict[str, list[FieldSpec]] = {}
+        # The GPU and its precision first on every screen: they are what the learner varies most.
+        first = [f for f in self.spec.fields if f.name in LEADING]
+        ordered = first + [f for f in self.spec.fields if f.name not in LEADING]
+        main: list[Widget] = []
+        for field in ordered:
+            group = group_of(self.spec, field)
+            if group is None:
+                main += self._row(field).widgets()
+            else:
+                grouped.setdefault(group, []).append(field)
+                self.group_of_field[field.name] = group
+        yield Grid(*main, classes="field-grid")
+        for group_id, title, _names in GROUPS:
+            fields = grouped.get(group_id)
+            if not fields:
+                continue
+            # Open a group from the start when a preset sets one of its fields.
+            collapsed = not any(self.initial.get(f.name, f.default or "") != (f.default or "") for f in fields)
+            yield GroupToggle(group_id, title, expanded=not collapsed)
+            if collapsed:
+                self.pending[group_id] = fields
+            else:
+                yield self._group_grid(group_id, [self._row(field) for field in fields])
+
+    def _row(self, field: FieldSpec) -> FieldRow:
+        row = FieldRow(field, self.initial.get(field.name, field.default or ""), self.models, self.gpu_names, self.cursor_blink)
+        self.rows[field.name] = row
+        return row
+
+    @staticmethod
+    def _group_grid(group_id: str, rows: list[FieldRow]) -> Grid:
+        return Grid(*[w for row in rows for w in row.widgets()], classes="field-grid group-grid", id=f"grid-{group_id}")
+
+    def expand_group(self, group_id: str, expanded: bool = True) -> None:
+        """Open (building its rows the first time) or close one group of fields."""
+        toggle = self.query_one(f"#group-{group_id}", GroupToggle)
+        toggle.expanded = expanded
+        if group_id in self.pending:
+            if expanded:
+                rows = [self._row(field) for field in self.pending.pop(group_id)]
+                self.mount(self._group_grid(group_id, rows), after=toggle)
+        else:
+            self.query_one(f"#grid-{group_id}", Grid).display = expanded
+
+    def on_group_toggle_toggled(self, event: GroupToggle.Toggled) -> None:
+        event.stop()
+        self.expand_group(event.group_id, event.expanded)
+
+    def values(self) -> dict[str, str]:
+        """Raw text of every field that is not empty (empty means: the calculator's default)."""
+        out = {}
+        for field in self.spec.fields:
+            text = self.text_of(field.name)
+            if text:
+                out[field.name] = text
+        return out
+
+    def text_of(self, name: str) -> str:
+        row = self.rows.get(name)
+        if row is not None and row.control.is_mounted:
+            return row.text().strip()
+        return str(self.initial.get(name, "") or "").strip()
+
+    def set_text(self, name: str, text: str) -> None:
+        row = self.rows.get(name)
+        if row is not None and row.control.is_mounted:
+            row.set_text(text)
+        else:
+            self.initial[name] = text
+
+    def show_error(self, name: str | None, message: str | None) -> bool:
+        """Mark `name` invalid (clearing every other mark); False when the form has no such field."""
+        if name is not None and name not in self.rows and name not in self.group_of_field:
+            name = None
+        if name is not None and name in self.group_of_field:
+            self.expand_group(self.group_of_field[name])  # never hide the field that is wrong
+        found = False
+        for field_name, row in self.rows.items():
+            bad = field_name == name
+            found = found or bad
+            if row.is_mounted:
+                row.show_error(message if bad else None)
+            elif bad:
+                self.call_after_refresh(row.show_error, message)
+        return found
+
+    def limit_dtypes(self, dtypes: list[str]) -> None:
+        """Offer only the precisions the chosen GPU has a peak for.
+
+        A precision the GPU lacks is never swapped silently for another: it stays, marked, and
+        the calculator's own error says which precisions the GPU has."""
+        row = self.rows.get(COMPUTE_DTYPE)
+        if row is None:
+            return
+        control = row.control
+        if not isinstance(control, ChoiceField):
+            return
+        current = row.text()
+        options = [(d, d) for d in dtypes]
+        if current and current not in dtypes:
+            options.append((f"{current} (not on this GPU)", current))
+        if [o for o in control.options if o[1]] == options:
+            return
+        control.set_options(options, value=current)
+
+    def inputs_for_note(self) -> list[tuple[str, str]]:
+        """(label, value) for every field that has a value, for the note's table."""
+        out = []
+        for field in self.spec.fields:
+            text = self.text_of(field.name)
+            if text:
+                out.append((field.label, text))
+        return out

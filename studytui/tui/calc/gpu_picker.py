@@ -1,0 +1,143 @@
+"""The GPU picker: search the catalog, see vendor peaks with sources and measured figures, choose.
+
+Dismisses with the chosen accelerator id, or None when the learner backs out.
+"""
+
+from __future__ import annotations
+
+import os
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from studytui.calc.hardware import Accelerator, load_catalog
+from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, provenance_lines
+
+
+def gpu_details(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None) -> Table:
+    """A table of the accelerator's figures, vendor beside measured, then where they come from."""
+    measured = measured_for(acc, data_dir)
+    table = Table(title=f"{acc.name} ({acc.id}) - {acc.vendor}", title_justify="left", expand=True, show_edge=False)
+    table.add_column("figure", no_wrap=True)
+    table.add_column("vendor peak")
+    table.add_column("measured")
+    for figure, vendor, meas in figure_rows(acc, measured):
+        table.add_row(figure, vendor, meas)
+    notes = Table.grid(expand=True)
+    notes.add_column()
+    for line in provenance_lines(acc, measured):
+        notes.add_row(Text(line, style="dim"))
+    outer = Table.grid(expand=True)
+    outer.add_column()
+    outer.add_row(table)
+    outer.add_row(notes)
+    return outer
+
+
+class GpuPickerScreen(ModalScreen["str | None"]):
+    """Type to filter; arrows to browse; Enter chooses; Escape keeps the old GPU."""
+
+    DEFAULT_CSS = """
+    GpuPickerScreen { align: center middle; }
+    #gpu-picker-box {
+        width: 95%; max-width: 140; height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    #gpu-search { margin-bottom: 1; }
+    #gpu-list { width: 38%; min-width: 24; height: 1fr; }
+    #gpu-detail-scroll { width: 1fr; height: 1fr; padding: 0 1; }
+    #gpu-hint { color: $text-muted; height: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Back", id="calc-gpu-cancel"),
+        Binding("down", "move(1)", "Down", show=False, id="calc-gpu-down"),
+        Binding("up", "move(-1)", "Up", show=False, id="calc-gpu-up"),
+    ]
+
+    def __init__(self, current: str | None = None, data_dir: str | os.PathLike[str] | None = None) -> None:
+        super().__init__()
+        self.data_dir = data_dir
+        self.catalog = load_catalog(data_dir)
+        self.current = current
+        self.shown: list[Accelerator] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="gpu-picker-box"):
+            yield Static("Choose a GPU", classes="dialog-title")
+            search = Input(placeholder="Search by name, id, vendor or alias (e.g. h200, amd, tpu)", id="gpu-search")
+            search.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+            yield search
+            with Horizontal():
+                yield OptionList(id="gpu-list")
+                with VerticalScroll(id="gpu-detail-scroll"):
+                    yield Static(id="gpu-detail")
+            yield Static("Enter: choose   Escape: back   Up/Down: browse", id="gpu-hint")
+
+    def on_mount(self) -> None:
+        self._filter("")
+        self.query_one("#gpu-search", Input).focus()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#gpu-list", OptionList)
+
+    def _filter(self, query: str) -> None:
+        self.shown = [acc for acc in self.catalog if matches(acc, query)]
+        options = self.option_list
+        options.clear_options()
+        options.add_options([Option(f"{acc.name}  [{acc.id}]", id=acc.id) for acc in self.shown])
+        if not self.shown:
+            self.query_one("#gpu-detail", Static).update(f"No GPU matches {query!r}.")
+            return
+        index = 0
+        if self.current is not None and not query:
+            try:
+                current = self.catalog.get(self.current)
+                index = next(i for i, acc in enumerate(self.shown) if acc.id == current.id)
+            except (StopIteration, Exception):
+                index = 0
+        options.highlighted = index
+        self._show(self.shown[index])
+
+    def _show(self, acc: Accelerator) -> None:
+        self.query_one("#gpu-detail", Static).update(gpu_details(acc, self.data_dir))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._choose(self.option_list.highlighted)
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option_index < len(self.shown):
+            self._show(self.shown[event.option_index])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._choose(event.option_index)
+
+    def _choose(self, index: int | None) -> None:
+        if index is None or not (0 <= index < len(self.shown)):
+            self.notify("No GPU matches; change the search or press Escape.", severity="warning", timeout=3)
+            return
+        self.dismiss(self.shown[index].id)
+
+    def action_move(self, step: int) -> None:
+        options = self.option_list
+        if not self.shown:
+            return
+        current = options.highlighted if options.highlighted is not None else 0
+        options.highlighted = max(0, min(len(self.shown) - 1, current + step))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

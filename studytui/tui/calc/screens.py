@@ -1,0 +1,583 @@
+"""The calculators hub and one screen per calculator: form, live results, plot, explain panel.
+
+Every number shown comes from `CalcSpec.run` (studytui.calc.forms); this module only lays the
+numbers out. Results are recomputed synchronously on every change of any field, so what is on
+screen always belongs to what is in the form; when the form is not valid the field is marked,
+and the results and plot are blanked rather than left showing the last good numbers.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.content import Content
+from textual.widgets import ContentSwitcher, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from studytui.calc.forms import CALCULATORS, CalcSpec, choices_for
+from studytui.calc.result import Result
+from studytui.calc.units import FieldError
+from studytui.errors import StudyError
+from studytui.tui.calc import prefs
+from studytui.tui.calc.choice import ChoiceField
+from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm
+from studytui.tui.calc.gpu_info import available_dtypes
+from studytui.tui.calc.note_table import calculation_markdown
+from studytui.tui.calc.presets import EntryContext, Launch, initial_values
+
+if TYPE_CHECKING:
+    from studytui.calc.hardware import Accelerator, Catalog
+    from studytui.tui.calc.plot import Roof, RooflinePlot, WorkPoint
+
+# Calculators whose result is a point under a roofline (they report intensity and ceilings).
+PLOTTED = frozenset({"roofline", "gemm", "transformer"})
+DASH = "—"
+# Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
+# reading a profile parses YAML, too slow to repeat on every keystroke or every screen opening.
+_ROOF_CACHE: dict[tuple[str, str, str, str, str], "Roof | None"] = {}
+# The key line doubles as the screen's buttons: every entry is clickable.
+KEY_ACTIONS = (
+    ("esc", "back", "back"),
+    ("ctrl+s", "save to note", "save_note"),
+    ("ctrl+g", "GPU…", "pick_gpu"),
+    ("ctrl+b", "compare GPU…", "compare"),
+    ("ctrl+l", "next panel", "next_tab"),
+)
+
+
+def _key_hint(plotted: bool) -> Content:
+    parts = [
+        Content.from_markup(f"[@click=screen.{action}][b]$key[/b] $label[/]", key=key, label=label)
+        for key, label, action in KEY_ACTIONS
+        if plotted or action != "compare"
+    ]
+    return Content(" ") + Content("   ").join(parts) + Content("   tab next field")
+
+
+def _widget_for_panel(panel: str) -> str:
+    return "tab-plot" if panel == "plot" else "tab-text"
+
+
+def data_dir_of(app: Any) -> Path | None:
+    """The data directory the app's store lives in (user GPUs and profiles are found there)."""
+    store = getattr(app, "store", None)
+    path = getattr(store, "path", None)
+    return Path(path).parent if path is not None else None
+
+
+class CalculatorScreen(Screen[None]):
+    """One calculator: edit the inputs on the left, read the results, plot and formulas on the right."""
+
+    DEFAULT_CSS = """
+    CalculatorScreen { layout: vertical; }
+    #calc-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
+    #calc-body { height: 1fr; }
+    #calc-left { width: 42%; min-width: 34; max-width: 60; border-right: vkey $panel-lighten-2; padding: 0 0 0 1; }
+    #calc-right { width: 1fr; padding: 0 1; }
+    #calc-status { height: auto; }
+    #calc-status.-invalid { color: $error; text-style: bold; }
+    #calc-results-scroll { height: auto; max-height: 50%; scrollbar-size-vertical: 1; }
+    #calc-results.-stale { color: $text-disabled; }
+    #calc-tabline { height: 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
+    #calc-tabs { height: 1fr; }
+    #calc-keys { height: 1; background: $panel; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    .calc-text-scroll { height: 1fr; scrollbar-size-vertical: 1; }
+    """
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="calc-back"),
+        Binding("ctrl+s", "save_note", "Save to note", id="calc-save-note"),
+        Binding("ctrl+g", "pick_gpu", "GPU", id="calc-pick-gpu"),
+        Binding("ctrl+b", "compare", "Compare GPU", id="calc-compare"),
+        Binding("ctrl+l", "next_tab", "Plot/Explain", id="calc-next-tab"),
+    ]
+
+    def __init__(self, launch: Launch) -> None:
+        super().__init__()
+        spec = CALCULATORS.get(launch.calc)
+        if spec is None:
+            raise KeyError(launch.calc)
+        self.spec: CalcSpec = spec
+        self.launch = launch
+        self.entry: EntryContext | None = launch.entry
+        self.result: Result | None = None
+        self.error: tuple[str | None, str] | None = None
+        self.compare_gpu: str | None = None
+        self._last_rows: list[tuple[str, str]] = []
+        self._data_dir: Path | None = None
+        self._catalog: Catalog | None = None
+        self._initial: dict[str, str] = {}
+        self.panel = "plot" if launch.calc in PLOTTED else "explain"
+        self._texts: dict[str, str] = {"explain": DASH, "about": spec.description}
+        self._computed_for: dict[str, str] | None = None
+        self._painted = False
+
+    # --- building -----------------------------------------------------------------------------
+    @property
+    def data_dir(self) -> Path | None:
+        return self._data_dir
+
+    @property
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            from studytui.calc.hardware import load_catalog
+
+            self._catalog = load_catalog(self._data_dir)
+        return self._catalog
+
+    def _gpu_names(self) -> list[str]:
+        try:
+            return self.catalog.names()
+        except StudyError:
+            return []  # a broken user GPU file: the calculator's own error will name it
+
+    def compose(self) -> ComposeResult:
+        self._data_dir = data_dir_of(self.app)
+        store = getattr(self.app, "store", None)
+        gpu, dtype = prefs.recall(store) if store is not None else (None, None)
+        values = initial_values(self.spec, self.launch.args, gpu, dtype)
+        self._initial = dict(values)
+        models = choices_for("model") if any(f.kind == "model" for f in self.spec.fields) else []
+        title = f"Calculator: {self.spec.title}"
+        if self.launch.label:
+            title += f"  -  {self.launch.label}"
+        if self.entry is not None:
+            title += f"  (from: {self.entry.title})"
+        yield Static(Text(title), id="calc-title")
+        with Horizontal(id="calc-body"):
+            with Vertical(id="calc-left"):
+                gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
+                blink = bool(getattr(self.app, "cursor_blink", True))
+                yield CalcForm(self.spec, values, models, gpu_names, cursor_blink=blink, id="calc-form")
+            with Vertical(id="calc-right"):
+                yield Static("", id="calc-status")
+                with VerticalScroll(id="calc-results-scroll"):
+                    yield Static("", id="calc-results")
+                yield Static("", id="calc-tabline")
+                with ContentSwitcher(id="calc-tabs", initial=_widget_for_panel(self.panel)):
+                    if self.spec.name in PLOTTED:
+                        from studytui.tui.calc.plot import RooflinePlot
+
+                        yield RooflinePlot(id="tab-plot")
+                    with VerticalScroll(id="tab-text", classes="calc-text-scroll"):
+                        yield Static("", id="calc-text", markup=False)
+        yield Static(_key_hint(self.spec.name in PLOTTED), id="calc-keys")
+
+    @property
+    def panels(self) -> list[tuple[str, str]]:
+        """(id, title) of the panels under the results, in ctrl+l order."""
+        plot = [("plot", "Plot")] if self.spec.name in PLOTTED else []
+        return [*plot, ("explain", "Explain"), ("about", "About")]
+
+    def on_mount(self) -> None:
+        self._draw_tabline()
+        self.recompute()
+        first = next(iter(self.form.rows.values()), None)
+        if first is not None:
+            first.control.focus()
+
+    @property
+    def form(self) -> CalcForm:
+        return self.query_one("#calc-form", CalcForm)
+
+    # --- live recompute -----------------------------------------------------------------------
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.recompute(force=False)
+
+    def on_choice_field_changed(self, event: ChoiceField.Changed) -> None:
+        self.recompute(force=False)
+
+    def _accelerator(self, text: str) -> Accelerator | None:
+        if not text:
+            return None
+        try:
+            return self.catalog.get(text)
+        except StudyError:
+            return None
+
+    def _limit_dtypes(self) -> None:
+        form = self.form
+        if COMPUTE_DTYPE not in form.rows:
+            return
+        acc = self._accelerator(form.text_of("gpu"))
+        dtypes = available_dtypes(None if form.text_of("peak_flops") else acc)
+        form.limit_dtypes(dtypes)
+
+    def recompute(self, force: bool = True) -> None:
+        """Run the calculator on what the form holds now and show the outcome (never a stale one).
+
+        force=False skips the work when the inputs are what was last computed (a Changed event
+        for a value set while building the form, or a keystroke that changed nothing)."""
+        if not self.is_mounted:
+            return
+        self._limit_dtypes()
+        values = self.form.values()
+        if not force and values == self._computed_for:
+            return
+        self._computed_for = values
+        try:
+            result = self.spec.run(values, self._data_dir)
+        except FieldError as exc:
+            self._show_invalid(exc.field, exc.message)
+            return
+        except StudyError as exc:
+            self._show_invalid(None, str(exc))
+            return
+        except Exception as exc:  # a calculator bug must not take the app down with it
+            self._show_invalid(None, f"could not compute: {type(exc).__name__}: {exc}")
+            return
+        self._show_result(result, values)
+
+    def _show_invalid(self, field: str | None, message: str) -> None:
+        self.result = None
+        self.error = (field, message)
+        shown = self.form.show_error(field, message)
+        label = field
+        if field is not None and field in self.form.rows:
+            label = self.form.rows[field].field.label
+        where = f"{label}: " if label and shown else ""
+        if field is not None and not shown:
+            where = f"{field}: "
+        status = self.query_one("#calc-status", Static)
+        status.update(Text(f"✗ {where}{message}  (results cleared until this is fixed)"))
+        status.add_class("-invalid")
+        results = self.query_one("#calc-results", Static)
+        results.update(_rows_table([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)]))
+        results.add_class("-stale")
+        self._set_texts(DASH, self.spec.description)
+        plot = self._plot()
+        if plot is not None:
+            plot.blank("no plot: fix the marked field")
+
+    def _show_result(self, result: Result, values: Mapping[str, str]) -> None:
+        self.result = result
+        self.error = None
+        self.form.show_error(None, None)
+        self._last_rows = list(result.rows)
+        status = self.query_one("#calc-status", Static)
+        status.remove_class("-invalid")
+        line = _status_line(result)
+        if self.compare_gpu:
+            line += f"  │  compared with {self.compare_gpu} (ctrl+b removes)"
+        status.update(Text(line))
+        results = self.query_one("#calc-results", Static)
+        results.remove_class("-stale")
+        results.update(_rows_table(result.rows, result.warnings))
+        about = [self.spec.description, "", "Assumptions:", *(f"- {a}" for a in result.assumptions)]
+        self._set_texts("\n".join(result.explain) or "(no formulas for this result)", "\n".join(about))
+        if self._painted:
+            self._update_plot(result, values)
+        else:
+            # The first frame shows the numbers; the plot follows one frame later.
+            self.call_after_refresh(self._first_plot)
+        self._remember(values, result)
+
+    def _first_plot(self) -> None:
+        self._painted = True
+        if self.result is not None and self._computed_for is not None:
+            self._update_plot(self.result, self._computed_for)
+
+    def _remember(self, values: Mapping[str, str], result: Result) -> None:
+        """Remember the GPU and precision once the learner has chosen them (not a preset's)."""
+        store = getattr(self.app, "store", None)
+        if store is None:
+            return
+        gpu = values.get("gpu") or ""
+        dtype = values.get(COMPUTE_DTYPE) if COMPUTE_DTYPE in self.form.rows else None
+        acc = self._accelerator(gpu) if gpu != self._initial.get("gpu", "") else None
+        chosen_dtype = dtype if dtype and dtype != self._initial.get(COMPUTE_DTYPE) else None
+        if acc is None and chosen_dtype is None:
+            return
+        try:
+            prefs.remember(store, gpu=acc.id if acc is not None else None, dtype=chosen_dtype)
+        except StudyError:
+            pass  # a read-only store must not stop the calculator
+
+    # --- plot ---------------------------------------------------------------------------------
+    def _plot(self) -> RooflinePlot | None:
+        if self.spec.name not in PLOTTED:
+            return None
+        from studytui.tui.calc.plot import RooflinePlot
+
+        return self.query_one("#tab-plot", RooflinePlot)
+
+    def _roof(self, gpu: str, dtype: str, profile: str, kind: str) -> Roof | None:
+        """A GPU's roof from the calc package's own ceilings (cached: profiles are YAML files)."""
+        key = (str(self._data_dir), gpu, dtype, profile, kind)
+        if key not in _ROOF_CACHE:
+            from studytui.calc.ceilings import resolve_ceilings
+            from studytui.tui.calc.plot import Roof
+
+            roof = None
+            try:
+                c = resolve_ceilings(gpu, dtype, profile=profile, data_dir=self._data_dir)
+                if c.peak_flops and c.mem_bw and (profile == "vendor" or "measured" in c.provenance.get("mem_bw", "") + c.provenance.get("peak_flops", "")):
+                    name = c.accelerator.id if c.accelerator else gpu
+                    roof = Roof(f"{name} {dtype} {profile}", c.peak_flops, c.mem_bw, kind)
+            except (StudyError, OSError, ValueError):
+                roof = None
+            _ROOF_CACHE[key] = roof
+        return _ROOF_CACHE[key]
+
+    def _update_plot(self, result: Result, values: Mapping[str, str]) -> None:
+        plot = self._plot()
+        if plot is None:
+            return
+        from studytui.tui.calc.plot import Roof, WorkPoint
+
+        v = result.values
+        if not v.get("peak_flops") or not v.get("mem_bw"):
+            plot.blank("no roofline for this result")
+            return
+        gpu = str(v.get("gpu") or values.get("gpu") or "")
+        dtype = str(v.get("dtype") or values.get(COMPUTE_DTYPE) or "bf16")
+        profile = values.get("profile", "vendor")
+        overridden = bool(values.get("peak_flops") or values.get("mem_bw"))
+        kind = "measured" if profile == "measured" else "vendor"
+        label = f"{gpu or 'custom'} {dtype} " + ("override" if overridden else profile)
+        roofs = [Roof(label, float(v["peak_flops"]), float(v["mem_bw"]), kind)]
+        if gpu and not overridden:
+            other = "vendor" if profile != "vendor" else "measured"
+            extra = self._roof(gpu, dtype, other, other)
+            if extra is not None:
+                roofs.append(extra)
+        if self.compare_gpu:
+            compare = self._roof(self.compare_gpu, dtype, "vendor", "compare")
+            if compare is not None:
+                roofs.append(compare)
+        points = self._points(result, values)
+        plot.show(roofs, points)
+
+    def _points(self, result: Result, values: Mapping[str, str]) -> list[WorkPoint]:
+        from studytui.tui.calc.plot import WorkPoint
+
+        v = result.values
+        points: list[WorkPoint] = []
+        if self.spec.name == "transformer":
+            # Prefill and decode together: the other phase is run through the same calculator.
+            phase = str(v.get("phase") or values.get("phase") or "decode")
+            other_phase = "prefill" if phase == "decode" else "decode"
+            other: Result | None
+            try:
+                other = self.spec.run({**values, "phase": other_phase}, self._data_dir)
+            except Exception:
+                other = None
+            by_phase = {phase: result, other_phase: other}
+            for name in ("prefill", "decode"):
+                r = by_phase.get(name)
+                if r is not None and r.values.get("intensity") and r.values.get("attainable_flops"):
+                    mark = " (shown)" if name == phase else ""
+                    points.append(WorkPoint(f"{name}{mark}", float(r.values["intensity"]), float(r.values["attainable_flops"])))
+            return points
+        if v.get("intensity") and v.get("attainable_flops"):
+            points.append(WorkPoint(f"{self.spec.name} (attainable)", float(v["intensity"]), float(v["attainable_flops"])))
+        if v.get("intensity") and v.get("achieved_flops"):
+            points.append(WorkPoint("measured", float(v["intensity"]), float(v["achieved_flops"])))
+        return points
+
+    # --- actions ------------------------------------------------------------------------------
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+    def action_pick_gpu(self) -> None:
+        if "gpu" not in self.form.rows:
+            self.notify("This calculator does not use a GPU.", timeout=3)
+            return
+        from studytui.tui.calc.gpu_picker import GpuPickerScreen
+
+        def chosen(gpu_id: str | None) -> None:
+            if gpu_id:
+                self.form.set_text("gpu", gpu_id)
+                self.form.rows["gpu"].control.focus()
+
+        self.app.push_screen(GpuPickerScreen(self.form.text_of("gpu") or None, self._data_dir), chosen)
+
+    def action_compare(self) -> None:
+        if self.spec.name not in PLOTTED:
+            self.notify("Only the roofline, GEMM and transformer screens have a plot.", timeout=3)
+            return
+        if self.compare_gpu is not None:
+            self.compare_gpu = None
+            self.notify("Comparison GPU removed.", timeout=2)
+            self.recompute()
+            return
+        from studytui.tui.calc.gpu_picker import GpuPickerScreen
+
+        def chosen(gpu_id: str | None) -> None:
+            if gpu_id:
+                self.compare_gpu = gpu_id
+                self.recompute()
+
+        self.app.push_screen(GpuPickerScreen(None, self._data_dir), chosen)
+
+    def action_next_tab(self) -> None:
+        ids = [panel_id for panel_id, _title in self.panels]
+        self.action_show_panel(ids[(ids.index(self.panel) + 1) % len(ids)] if self.panel in ids else ids[0])
+
+    def action_show_panel(self, panel: str) -> None:
+        if panel not in [p for p, _t in self.panels]:
+            return
+        self.panel = panel
+        self.query_one("#calc-tabs", ContentSwitcher).current = _widget_for_panel(panel)
+        if panel != "plot":
+            self.query_one("#calc-text", Static).update(Text(self._texts[panel]))
+        self._draw_tabline()
+
+    def _set_texts(self, explain: str, about: str) -> None:
+        """The explain panel's formulas and the about panel's text (one widget shows either)."""
+        self._texts = {"explain": explain, "about": about}
+        if self.panel != "plot":
+            self.query_one("#calc-text", Static).update(Text(self._texts[self.panel]))
+
+    def _draw_tabline(self) -> None:
+        parts = []
+        for panel_id, title in self.panels:
+            text = f"▸ {title} ◂" if panel_id == self.panel else f"  {title}  "
+            style = "bold reverse" if panel_id == self.panel else "underline"
+            parts.append(Content.from_markup(f"[@click=screen.show_panel('{panel_id}')][{style}]$text[/][/]", text=text))
+        line = Content(" ").join(parts) + Content("   ctrl+l: next panel")
+        self.query_one("#calc-tabline", Static).update(line)
+
+    def action_save_note(self) -> None:
+        if self.entry is None:
+            self.notify("No entry to save to: open the calculators from an entry (select one, then c).", severity="warning", timeout=4)
+            return
+        if self.result is None:
+            self.notify("Nothing to save: fix the marked field first.", severity="warning", timeout=4)
+            return
+        text = calculation_markdown(
+            f"{self.spec.title} calculation",
+            self.form.inputs_for_note(),
+            self.result.rows,
+            assumptions=self.result.assumptions,
+            warnings=self.result.warnings,
+            when=_dt.datetime.now().strftime("%Y-%m-%d %H:%M"),
+        )
+        try:
+            append_to_note(self.app, self.entry.entry_id, text)
+        except StudyError as exc:
+            self.notify(f"Could not save to the note: {exc}", severity="error", timeout=5)
+            return
+        self.notify(f"Saved to the note of '{self.entry.title}'.", timeout=3)
+
+
+def append_to_note(app: Any, entry_id: str, text: str) -> str:
+    """Append through the store, then bring the app's copies of that note up to date."""
+    flush = getattr(app, "flush_note", None)
+    if callable(flush):
+        flush()  # a note being typed is saved first, so the append cannot overwrite it
+    store = app.store
+    store.append_note(entry_id, text)
+    new_text: str = store.get_note(entry_id)
+    progress = getattr(app, "progress", None)
+    if isinstance(progress, dict):
+        from studytui.store import EntryProgress
+
+        old = progress.get(entry_id) or EntryProgress(entry_id)
+        progress[entry_id] = old._replace(note=new_text)
+    draft = getattr(app, "draft", None)
+    if draft is not None and getattr(draft, "entry_id", None) == entry_id:
+        draft.start(entry_id, new_text)
+        main = getattr(app, "main_screen", None)
+        if main is not None:
+            from textual.css.query import NoMatches
+
+            from studytui.tui.widgets.note_panel import NotePanel
+
+            try:
+                panel = main.query_one(NotePanel)
+            except NoMatches:
+                return new_text  # the preview is drawn when the entry is shown again
+            if panel.editing:
+                panel.editor.load_text(new_text)
+            panel.refresh_preview()
+    return new_text
+
+
+def _status_line(result: Result) -> str:
+    v = result.values
+    parts = ["✓ up to date"]
+    if v.get("gpu"):
+        parts.append(f"GPU {v['gpu']}")
+    if v.get("dtype"):
+        parts.append(str(v["dtype"]))
+    if v.get("bound"):
+        parts.append(f"{v['bound']}-bound")
+    if result.warnings:
+        parts.append(f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}")
+    return "  │  ".join(parts)
+
+
+def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None) -> Content:
+    """Label and value columns as plain Content (much cheaper to redraw than a Rich Table)."""
+    width = max((len(label) for label, _v in rows), default=0)
+    lines = [Content.styled("⚠ warning: ", "bold") + Content(w) for w in warnings or []]
+    lines += [Content.styled(label.ljust(width), "bold") + Content("  " + value) for label, value in rows]
+    return Content("\n").join(lines)
+
+
+class CalculatorHubScreen(Screen[None]):
+    """Every calculator, with what it computes; Enter opens one."""
+
+    DEFAULT_CSS = """
+    CalculatorHubScreen { layout: vertical; }
+    #hub-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
+    #hub-list { height: 1fr; border: none; }
+    #hub-hint { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
+    """
+
+    BINDINGS = [Binding("escape", "back", "Back", id="calc-hub-back")]
+
+    def __init__(self, entry: EntryContext | None = None) -> None:
+        super().__init__()
+        self.entry = entry
+
+    def compose(self) -> ComposeResult:
+        yield Static("Calculators: the arithmetic of the reading, on a GPU you choose", id="hub-title")
+        options = []
+        for name, spec in CALCULATORS.items():
+            body = Text()
+            body.append(spec.title, style="bold")
+            body.append(f"  ({name})\n")
+            body.append(spec.description, style="dim")
+            options.append(Option(body, id=name))
+        yield OptionList(*options, id="hub-list")
+        hint = "Enter: open   Escape: back   Figures are vendor peaks unless a measured profile is chosen."
+        if self.entry is not None:
+            hint += f"   Save to note writes to: {self.entry.title}"
+        yield Static(Text(hint), id="hub-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#hub-list", OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        name = event.option.id
+        if name in CALCULATORS:
+            self.app.push_screen(CalculatorScreen(Launch(name, entry=self.entry)))
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+def launch_for(app: Any, calc: str | None = None, hub: bool = False, args: Mapping[str, Any] | None = None, label: str = "") -> Screen[Any]:
+    """The screen `c` (or the palette) opens: a named calculator, the entry's try-it, or the hub."""
+    main = getattr(app, "main_screen", None)
+    entry = getattr(main, "current_entry", None) if main is not None else None
+    context = EntryContext(entry.id, entry.title) if entry is not None else None
+    if calc:
+        if calc not in CALCULATORS:
+            app.notify(f"No calculator named {calc!r}.", severity="error")
+            return CalculatorHubScreen(context)
+        return CalculatorScreen(Launch(calc, args or {}, label, context))
+    try_it = getattr(entry, "try_it", None) if entry is not None else None
+    if not hub and try_it is not None and try_it.calc in CALCULATORS:
+        return CalculatorScreen(Launch(try_it.calc, dict(try_it.args), try_it.label, context))
+    return CalculatorHubScreen(context)

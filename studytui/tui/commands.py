@@ -1,0 +1,74 @@
+"""The command palette (ctrl+p): entries, sections, "Continue", glossary terms, screens, themes.
+
+Entries are found with the guide's own SearchIndex (the same ranking as `/`), so the palette stays
+fast with thousands of entries; everything else goes through Textual's fuzzy matcher.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Callable, Iterator, cast
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+if TYPE_CHECKING:
+    from studytui.guide.model import Entry
+    from studytui.tui.app import StudyApp
+
+ENTRY_HITS = 20
+
+
+class StudyCommands(Provider):
+    """Commands for studying the guide."""
+
+    @property
+    def study_app(self) -> StudyApp:
+        return cast("StudyApp", self.app)
+
+    def _fixed_commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
+        """(title, callback, help) for every command that is not a single entry."""
+        app = self.study_app
+        upcoming = app.next_pending(self._current_entry())
+        if upcoming is not None:
+            yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), "The next entry still pending")
+        for section in app.guide.sections:
+            yield (f"Section: {section.title}", partial(app.jump_to_section, section), f"{len(section.entries)} entries")
+        for spec in app.registry.screens.values():
+            yield (spec.title, partial(app.open_screen, spec.id), spec.description)
+        for command in app.registry.commands:
+            yield (command.title, partial(command.run, app), command.help)
+        for term in app.guide.glossary:
+            yield (f"Glossary: {term.term}", partial(app.open_screen, "glossary", term=term.id), "Open the glossary at this term")
+        yield ("Search the guide and notes", app.open_search, "The / screen")
+
+    def _current_entry(self) -> Entry | None:
+        main = self.study_app.main_screen
+        return main.current_entry if main is not None else None
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self._fixed_commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self._fixed_commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
+        app = self.study_app
+        hits = app.search_index.search(query, limit=ENTRY_HITS)
+        if not hits:
+            return
+        best = hits[0].score or 1.0
+        for hit in hits:
+            entry = hit.entry
+            # Scaled below a perfect fuzzy match so exact command names stay on top.
+            score = 0.9 * min(1.0, hit.score / best)
+            yield Hit(
+                score,
+                Content(f"Entry: {entry.title}"),
+                partial(app.jump_to, entry.id),
+                text=f"Entry: {entry.title}",
+                help=entry.section_title,
+            )

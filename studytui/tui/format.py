@@ -1,0 +1,83 @@
+"""Plain-text helpers for the study app: glyphs, labels, dates, safe note text.
+
+No Textual here, so these are unit-testable and shared by every widget.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+# One glyph and one word per state: state is never conveyed by colour alone.
+STATE_GLYPHS = {"pending": "○", "learning": "◐", "done": "●", "skipped": "⊘"}
+STATE_WORDS = {"pending": "pending", "learning": "learning", "done": "done", "skipped": "skipped"}
+
+# C0/C1 control characters other than tab and newline. Notes are user text: an escape sequence in
+# a note must show as text, never reach the terminal.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def state_glyph(state: str) -> str:
+    return STATE_GLYPHS.get(state, "?")
+
+
+def visible_controls(text: str) -> str:
+    """Replace control characters with visible escapes (ESC becomes the four characters '\\x1b')."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def fraction_bar(done: int, total: int, width: int = 8) -> str:
+    """A small text bar such as '▰▰▰▱▱▱▱▱' (empty when there is nothing to count)."""
+    if total <= 0 or width <= 0:
+        return ""
+    filled = round(width * done / total)
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def percent(done: int, total: int) -> str:
+    return f"{(100 * done // total) if total else 0}%"
+
+
+def parse_day(value: str | None) -> _dt.date | None:
+    """The date part of an ISO date or timestamp, or None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return _dt.date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def days_since(day: str | None, today: _dt.date) -> str:
+    """'verified 2026-08-23, 98 days ago' style phrase for a date; '' when the date is missing."""
+    parsed = parse_day(day)
+    if parsed is None:
+        return ""
+    delta = (today - parsed).days
+    if delta == 0:
+        ago = "today"
+    elif delta == 1:
+        ago = "1 day ago"
+    elif delta > 0:
+        ago = f"{delta} days ago"
+    else:
+        ago = f"in {-delta} days"
+    return f"{parsed.isoformat()}, {ago}"
+
+
+def short_timestamp(value: str | None) -> str:
+    """A stored timestamp shown to the minute ('2026-11-29 21:04'), or 'never'."""
+    if not value:
+        return "never"
+    text = str(value).replace("T", " ")
+    return text[:16]
+
+
+def authors_line(authors: tuple[str, ...], year: int | None, limit: int = 3) -> str:
+    names = list(authors[:limit])
+    if len(authors) > limit:
+        names.append("et al.")
+    parts = [", ".join(names)] if names else []
+    if year:
+        parts.append(str(year))
+    return " · ".join(parts)

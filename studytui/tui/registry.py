@@ -1,0 +1,116 @@
+"""Where screens and command-palette commands are registered.
+
+The study app builds its key bindings, help screen and command palette from a `Registry`, so a
+new screen is one module and no edit to the app:
+
+    # studytui/tui/calc/__init__.py (the calculators)
+    from studytui.tui.registry import PaletteCommand, Registry, ScreenSpec
+
+    def register(registry: Registry) -> None:
+        registry.add_screen(ScreenSpec(id="calculators", title="Calculators", key="c",
+                                       description="Roofline, KV cache and other cost models",
+                                       factory=lambda app, **params: CalculatorScreen(**params)))
+        registry.add_command(PaletteCommand(title="Calculator: roofline", help="...",
+                                            run=lambda app: app.open_screen("calculators", calc="roofline")))
+
+Modules listed in PLUGIN_MODULES are imported when present and skipped when not (the same
+pattern as the CLI's command modules).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from studytui.tui.app import StudyApp
+
+# Optional screen modules; each exposes `register(registry)`. A module that is not there is
+# skipped, so a key such as `c` stays unbound until its screens exist.
+PLUGIN_MODULES = ("studytui.tui.calc",)
+
+
+@dataclass(frozen=True)
+class ScreenSpec:
+    """A screen the app can open by key, from the palette, or from code (`app.open_screen(id)`)."""
+
+    id: str  # stable: the binding id users remap in keys.yaml, and the palette id
+    title: str  # shown in the palette, the help screen and the footer
+    factory: Callable[..., Screen[Any]]  # factory(app, **params) -> a new screen
+    key: str | None = None  # default key; None: palette only
+    description: str = ""
+    footer: bool = False  # show the key in the footer
+
+
+@dataclass(frozen=True)
+class PaletteCommand:
+    """One extra command-palette entry."""
+
+    title: str
+    help: str
+    run: Callable[[StudyApp], Any]
+
+
+@dataclass
+class Registry:
+    """Screens by id (in registration order) and extra palette commands."""
+
+    screens: dict[str, ScreenSpec] = field(default_factory=dict)
+    commands: list[PaletteCommand] = field(default_factory=list)
+
+    def add_screen(self, spec: ScreenSpec) -> None:
+        if spec.id in self.screens:
+            raise ValueError(f"screen id already registered: {spec.id}")
+        self.screens[spec.id] = spec
+
+    def add_command(self, command: PaletteCommand) -> None:
+        self.commands.append(command)
+
+
+def _builtin_screens(registry: Registry) -> None:
+    # Imported lazily: building the registry must not import every screen before first paint.
+    def glossary(app: StudyApp, **params: Any) -> Screen[Any]:
+        from studytui.tui.screens.glossary import GlossaryScreen
+
+        return GlossaryScreen(app.guide, **params)
+
+    def policy(app: StudyApp, **params: Any) -> Screen[Any]:
+        from studytui.tui.screens.policy import PolicyScreen
+
+        return PolicyScreen(app.guide)
+
+    registry.add_screen(
+        ScreenSpec(
+            id="glossary",
+            title="Glossary",
+            key="g",
+            description="Terms used across the guide",
+            factory=glossary,
+        )
+    )
+    registry.add_screen(
+        ScreenSpec(
+            id="policy",
+            title="Source policy",
+            key="i",
+            description="What counts as a source; what a claim must state",
+            factory=policy,
+        )
+    )
+
+
+def build_registry(plugin_modules: tuple[str, ...] = PLUGIN_MODULES) -> Registry:
+    registry = Registry()
+    _builtin_screens(registry)
+    for name in plugin_modules:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # that screen is not built yet
+            if exc.name != name:
+                raise
+            continue
+        module.register(registry)
+    return registry

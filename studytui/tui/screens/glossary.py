@@ -1,0 +1,102 @@
+"""`g`: the glossary. Pick a term to read it; Enter jumps to the first entry that explains it."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from studytui.guide.model import GlossaryTerm, Guide
+
+
+class GlossaryScreen(Screen[None]):
+    """Terms on the left (filterable), the definition and its entries on the right."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back", id="glossary-close"),
+    ]
+
+    def __init__(self, guide: Guide, term: str | None = None) -> None:
+        super().__init__()
+        self.guide = guide
+        self._terms = {t.id: t for t in guide.glossary}
+        self._initial = term
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"Glossary · {len(self._terms)} terms", id="status")
+        with Horizontal(id="body"):
+            with Vertical(id="glossary-left"):
+                yield Input(placeholder="Filter terms", id="glossary-filter")
+                yield OptionList(*self._options(""), id="glossary-terms")
+            yield Markdown(id="glossary-detail", open_links=False)
+        yield Footer()
+
+    def _options(self, query: str) -> list[Option]:
+        q = query.strip().lower()
+        return [
+            Option(Content(t.term), id=t.id)
+            for t in self.guide.glossary
+            if not q or q in t.term.lower() or any(q in a.lower() for a in t.aliases)
+        ]
+
+    def on_mount(self) -> None:
+        terms = self.query_one(OptionList)
+        filter_input = self.query_one(Input)
+        filter_input.cursor_blink = getattr(self.app, "cursor_blink", True)
+        terms.focus()
+        if terms.option_count:
+            index = 0
+            if self._initial in self._terms:
+                index = terms.get_option_index(self._initial)
+            terms.highlighted = index
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        terms = self.query_one(OptionList)
+        terms.set_options(self._options(event.value))
+        if terms.option_count:
+            terms.highlighted = 0
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        term = self._terms.get(event.option.id or "")
+        if term is not None:
+            self.query_one(Markdown).update(self.describe(term))
+
+    def describe(self, term: GlossaryTerm) -> str:
+        text = f"## {term.term}\n\n"
+        if term.aliases:
+            text += f"*Also: {', '.join(term.aliases)}*\n\n"
+        text += term.definition
+        titles = [self.guide.get(entry_id) for entry_id in term.see]
+        see = [entry.title for entry in titles if entry is not None]
+        if see:
+            text += "\n\n**Read:** " + "; ".join(see) + "\n\n*Enter jumps to the first of these.*"
+        return text
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        term = self._terms.get(event.option.id or "")
+        if term is None:
+            return
+        for entry_id in term.see:
+            if self.guide.get(entry_id) is not None:
+                from studytui.tui.app import StudyApp
+
+                app = self.app
+                if isinstance(app, StudyApp):
+                    app.jump_to(entry_id)
+                return
+        self.notify("This term has no linked entry.", timeout=3)
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        from studytui.tui.app import StudyApp
+
+        event.stop()
+        app = self.app
+        if isinstance(app, StudyApp):
+            app.hand_off(event.href, event.href)

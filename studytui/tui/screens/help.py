@@ -1,0 +1,68 @@
+"""`?`: every key, with the binding id to use in keys.yaml."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from studytui.tui.format import STATE_GLYPHS
+
+# Keys that are not bindings of ours: they come with the widgets.
+BUILT_IN_KEYS = (
+    ("↑ ↓ / mouse", "Move through the guide; click to select"),
+    ("Enter", "Open or close a section or subsection"),
+    ("Tab", "Move between the guide and the entry pane (scroll it with the arrows)"),
+    ("ctrl+p", "Command palette: entries, sections, Continue, glossary, themes"),
+    ("Esc", "Close a dialog or leave the note editor (the note is saved)"),
+)
+
+
+def display_key(key: str) -> str:
+    names = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
+    return ", ".join(names.get(k.strip(), k.strip()) for k in key.split(","))
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the rows given by StudyApp.key_rows() plus the widgets' own keys."""
+
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close", id="help-close"),
+    ]
+
+    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def _table(self) -> Content:
+        width = max([len(display_key(k)) for k, _, _ in self.rows] + [len(k) for k, _ in BUILT_IN_KEYS]) + 2
+        what_width = max(len(what) for _, what, _ in self.rows) + 2
+        lines: list[Content] = [Content.styled("Key".ljust(width) + "Does".ljust(what_width) + "Id (keys.yaml)", "dim")]
+        for key, what, binding_id in self.rows:
+            lines.append(
+                Content.styled(display_key(key).ljust(width), "bold")
+                + Content(what.ljust(what_width))
+                + Content.styled(binding_id, "dim")
+            )
+        lines.append(Content(""))
+        for key, what in BUILT_IN_KEYS:
+            lines.append(Content.styled(key.ljust(width), "bold") + Content(what))
+        lines.append(Content(""))
+        legend = "   ".join(f"{glyph} {state}" for state, glyph in STATE_GLYPHS.items())
+        lines.append(Content("States: " + legend))
+        lines.append(
+            Content.styled(
+                "Remap any key by id in keys.yaml in the data directory, e.g.  next: j", "dim"
+            )
+        )
+        return Content("\n").join(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static("Keys", classes="dialog-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(self._table(), id="help-table")
+            yield Static("Esc closes", classes="dialog-hint")

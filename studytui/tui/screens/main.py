@@ -1,0 +1,321 @@
+"""The main screen: the guide on the left, the selected entry and its note on the right."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Union, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Static, Tree
+
+from studytui.guide.model import Entry, Section, Subsection
+from studytui.tui.format import fraction_bar, percent
+from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
+from studytui.tui.widgets.guide_tree import GuideTree, NodeData
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
+    from studytui.study import Counts
+    from studytui.tui.widgets.note_panel import NoteEditor
+    from studytui.tui.app import StudyApp
+
+Position = Union[Entry, Section, Subsection]
+LAST_VIEWED_DELAY = 0.5  # seconds: arrowing through the list should not write on every row
+
+
+class MainScreen(Screen[None]):
+    """Study the guide in order."""
+
+    BINDINGS = [
+        Binding("n", "next", "Next", id="next", tooltip="Next entry in guide order"),
+        Binding("p", "previous", "Prev", id="previous", tooltip="Previous entry", show=False),
+        Binding("N", "next_pending", "Pending", id="next-pending", tooltip="Next entry still pending", show=False),
+        Binding("d", "mark('done')", "Done", id="mark-done", tooltip="Mark done"),
+        Binding("l", "mark('learning')", "Learning", id="mark-learning", tooltip="Mark learning", show=False),
+        Binding("s", "mark('skipped')", "Skip", id="mark-skipped", tooltip="Mark skipped", show=False),
+        Binding("u", "mark('pending')", "Undo", id="mark-pending", tooltip="Back to pending", show=False),
+        Binding("o", "open_source", "Open", id="open-source", tooltip="Open the source"),
+        Binding("y", "copy_url", "Copy URL", id="copy-url", tooltip="Copy the URL", show=False),
+        Binding("e", "edit_note", "Note", id="edit-note", tooltip="Edit the note (autosaved)"),
+        Binding("E", "edit_note_external", "$EDITOR", id="edit-note-external", tooltip="Edit the note in $EDITOR", show=False),
+        Binding("slash", "search", "Search", id="search", tooltip="Search entries and notes"),
+        Binding("escape", "focus_guide", "Back to the guide", id="focus-guide", show=False, tooltip="Back to the guide"),
+    ]
+
+    def __init__(self, start: Entry | None) -> None:
+        super().__init__()
+        self._start = start
+        self.position: Position | None = None
+        self._last_viewed_timer: Timer | None = None
+        self._pending_last_viewed: str | None = None
+        # Registered screens (glossary, policy, calculators...) get their keys here, with ids
+        # users can remap like any other binding.
+        keys = self._bindings.key_to_bindings
+        for spec in self.study_app.registry.screens.values():
+            if spec.key:
+                binding = Binding(
+                    spec.key, f"app.open_screen('{spec.id}')", spec.title, show=spec.footer, id=spec.id, tooltip=spec.description
+                )
+                # A new list: the class's binding lists are shared between instances.
+                keys[spec.key] = [*keys.get(spec.key, []), binding]
+
+    @property
+    def study_app(self) -> StudyApp:
+        return cast("StudyApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        app = self.study_app
+        yield Static(id="status")
+        with Horizontal(id="body"):
+            states = {entry_id: p.state for entry_id, p in app.progress.items()}
+            yield GuideTree(app.guide, states, self._section_counts(), id="guide")
+            yield DetailPane(app.draft, app.flush_note, cursor_blink=app.cursor_blink, id="detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        tree = self.tree
+        tree.focus()
+        if self._start is not None:
+            tree.reveal_entry(self._start)
+        elif tree.guide.sections:
+            tree.reveal(tree.section_node(tree.guide.sections[0].id))
+        self.update_status()
+
+    def on_resize(self) -> None:
+        # Narrow terminals (80 columns) fit every footer key only without the padding.
+        self.query_one(Footer).compact = self.size.width < 100
+
+    def on_screen_resume(self) -> None:
+        # Now that this screen is current, "after refresh" means after its first frame is on
+        # screen: only then mount the heavier half of the detail pane.
+        if not self.detail.ready:
+            self.call_after_refresh(self.detail.mount_rest)
+
+    # --- parts --------------------------------------------------------------------------------
+    @property
+    def tree(self) -> GuideTree:
+        return self.query_one(GuideTree)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one(DetailPane)
+
+    @property
+    def current_entry(self) -> Entry | None:
+        return self.position if isinstance(self.position, Entry) else None
+
+    def _section_counts(self) -> dict[str, tuple[int, int]]:
+        return {s.id: (s.counts.done + s.counts.skipped, s.counts.total) for s in self.study_app.summary.sections}
+
+    def _section_of_position(self) -> Section | None:
+        position = self.position
+        guide = self.study_app.guide
+        if isinstance(position, Section):
+            return position
+        if isinstance(position, Entry):
+            return guide.section_of(position)
+        if isinstance(position, Subsection):
+            for section in guide.sections:
+                if position in section.subsections:
+                    return section
+        return None
+
+    # --- status line --------------------------------------------------------------------------
+    @staticmethod
+    def counts_text(counts: Counts) -> str:
+        covered = counts.done + counts.skipped
+        text = f"{covered}/{counts.total} covered ({percent(covered, counts.total)})"
+        extras = []
+        if counts.learning:
+            extras.append(f"{counts.learning} learning")
+        if counts.skipped:
+            extras.append(f"{counts.skipped} skipped")
+        return text + (", " + ", ".join(extras) if extras else "")
+
+    def update_status(self) -> None:
+        summary = self.study_app.summary
+        overall = summary.overall
+        covered = overall.done + overall.skipped
+        text = f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}"
+        section = self._section_of_position()
+        if section is not None:
+            for item in summary.sections:
+                if item.id == section.id:
+                    c = item.counts
+                    text += f"  │  {section.title}: {c.done + c.skipped}/{c.total}"
+        self.query_one("#status", Static).update(Content(text))
+
+    # --- showing things -----------------------------------------------------------------------
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
+        self._show_position(event.node.data)
+
+    def _show_position(self, data: NodeData | None) -> None:
+        app = self.study_app
+        if data is None:
+            return
+        if isinstance(data, Entry):
+            app.switch_note(data.id)  # switching entries saves the note first
+            self.position = data
+            progress = app.progress.get(data.id)
+            self.detail.show_entry(data, app.state_of(data.id), progress.last_opened_at if progress else None, app.today())
+            self._remember_last_viewed(data.id)
+        else:
+            app.flush_note()
+            self.position = data
+            section = self._section_of_position()
+            if section is not None:
+                sub = data if isinstance(data, Subsection) else None
+                counts = next(s.counts for s in app.summary.sections if s.id == section.id)
+                self.detail.show_section(section, self.counts_text(counts), app.today(), sub)
+        self.update_status()
+
+    def show_entry(self, entry: Entry) -> None:
+        """Move the cursor to `entry` (expanding the tree to it) and show it."""
+        self.tree.reveal_entry(entry)
+        self.tree.focus()
+
+    def show_section(self, section: Section) -> None:
+        node = self.tree.section_node(section.id)
+        self.tree.reveal(node)
+        node.expand()
+        self.tree.focus()
+
+    def _remember_last_viewed(self, entry_id: str) -> None:
+        self._pending_last_viewed = entry_id
+        if self._last_viewed_timer is not None:
+            self._last_viewed_timer.stop()
+        self._last_viewed_timer = self.set_timer(LAST_VIEWED_DELAY, self.save_last_viewed)
+
+    def save_last_viewed(self) -> None:
+        if self._last_viewed_timer is not None:
+            self._last_viewed_timer.stop()
+            self._last_viewed_timer = None
+        if self._pending_last_viewed is not None:
+            entry_id, self._pending_last_viewed = self._pending_last_viewed, None
+            self.study_app.store_write(self.study_app.store.set_last_viewed, entry_id)
+
+    def on_unmount(self) -> None:
+        self.save_last_viewed()
+
+    # --- actions ------------------------------------------------------------------------------
+    def _entry_or_hint(self) -> Entry | None:
+        entry = self.current_entry
+        if entry is None:
+            self.notify("Select an entry first (n moves to the next one).", severity="warning", timeout=3)
+        return entry
+
+    def action_focus_guide(self) -> None:
+        self.tree.focus()
+
+    def action_next(self) -> None:
+        entries = self.study_app.guide.entries
+        position = self.position
+        if isinstance(position, Entry):
+            target = entries[position.index + 1] if position.index + 1 < len(entries) else None
+        elif isinstance(position, (Section, Subsection)):
+            target = position.entries[0] if position.entries else None
+        else:
+            target = entries[0] if entries else None
+        if target is None:
+            self.notify("That was the last entry of the guide.", timeout=3)
+            return
+        self.show_entry(target)
+
+    def action_previous(self) -> None:
+        entries = self.study_app.guide.entries
+        position = self.position
+        if isinstance(position, Entry):
+            target = entries[position.index - 1] if position.index > 0 else None
+        elif isinstance(position, (Section, Subsection)) and position.entries:
+            first = position.entries[0].index
+            target = entries[first - 1] if first > 0 else None
+        else:
+            target = None
+        if target is None:
+            self.notify("This is the start of the guide.", timeout=3)
+            return
+        self.show_entry(target)
+
+    def action_next_pending(self) -> None:
+        target = self.study_app.next_pending(self.current_entry)
+        if target is None:
+            self.notify("Nothing is pending: every entry is done, skipped or being learned.", timeout=4)
+            return
+        self.show_entry(target)
+
+    def action_mark(self, state: str) -> None:
+        entry = self._entry_or_hint()
+        if entry is None:
+            return
+        app = self.study_app
+        app.set_state(entry, state)
+        self.refresh_entry(entry)
+
+    def refresh_entry(self, entry: Entry) -> None:
+        """Redraw everything that shows `entry`'s state (row, section row, status, detail)."""
+        app = self.study_app
+        self.tree.set_state(entry, app.state_of(entry.id), self._section_counts())
+        if self.current_entry is not None and self.current_entry.id == entry.id:
+            progress = app.progress.get(entry.id)
+            self.detail.show_progress(app.state_of(entry.id), progress.last_opened_at if progress else None)
+        self.update_status()
+
+    def action_open_source(self) -> None:
+        entry = self._entry_or_hint()
+        if entry is None:
+            return
+        self.study_app.open_source(entry)
+        self.refresh_entry(entry)
+
+    def on_source_link_clicked(self, event: SourceLink.Clicked) -> None:
+        self.action_open_source()
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        # Links inside summaries and notes follow the same hand-off rules as `o`.
+        event.stop()
+        self.study_app.hand_off(event.href, event.href)
+
+    def action_copy_url(self) -> None:
+        entry = self._entry_or_hint()
+        if entry is None:
+            return
+        if not entry.url:
+            self.notify(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
+            return
+        self.study_app.copy_text(entry.url)
+        self.notify(f"Copied {entry.url}", timeout=3)
+
+    def action_edit_note(self) -> None:
+        if self._entry_or_hint() is None or not self.detail.ready:
+            return
+        self.detail.note_panel.start_editing()
+
+    def on_note_editor_left(self, event: NoteEditor.Left) -> None:
+        if self.is_current:
+            self.tree.focus()
+
+    def action_edit_note_external(self) -> None:
+        entry = self._entry_or_hint()
+        if entry is None or not self.detail.ready:
+            return
+        panel = self.detail.note_panel
+        if panel.editing:
+            panel.stop_editing()
+        if self.study_app.edit_note_externally(entry) is not None:
+            panel.refresh_preview()
+            if not self.study_app.draft.dirty:
+                self.notify("Note saved.", timeout=2)
+
+    def action_search(self, query: str = "") -> None:
+        from studytui.tui.screens.search import SearchScreen
+
+        def jump(entry_id: str | None) -> None:
+            if entry_id:
+                self.study_app.jump_to(entry_id)
+
+        self.app.push_screen(SearchScreen(query), jump)

@@ -1,0 +1,39 @@
+"""The source policy: what the guide admits, and what every performance number must state."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Markdown, Static
+
+from studytui.guide.model import Guide
+
+
+class PolicyScreen(Screen[None]):
+    """The policy text, the admitted kinds of source and the fields every claim must carry."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="policy-close")]
+
+    def __init__(self, guide: Guide) -> None:
+        super().__init__()
+        self.guide = guide
+
+    def compose(self) -> ComposeResult:
+        policy = self.guide.policy
+        yield Static("Source policy", id="status")
+        text = policy.text.rstrip()
+        text += "\n\n**Admitted kinds:** " + ", ".join(policy.admitted_kinds)
+        text += "\n\n**Every performance claim states:** " + ", ".join(policy.claim_fields)
+        with VerticalScroll(id="policy-scroll"):
+            yield Markdown(text, id="policy-text", open_links=False)
+        yield Footer()
+
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        from studytui.tui.app import StudyApp
+
+        event.stop()
+        app = self.app
+        if isinstance(app, StudyApp):
+            app.hand_off(event.href, event.href)

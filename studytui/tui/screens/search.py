@@ -1,0 +1,108 @@
+"""`/`: jump by keyword over the guide's entries and the learner's notes, filtering as you type."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from studytui.tui.format import state_glyph
+
+if TYPE_CHECKING:
+    from studytui.tui.app import StudyApp
+
+RESULT_LIMIT = 30
+HINT = "Titles, sections, tags, authors, summaries and your notes. ↑↓ choose · Enter jump · Esc close"
+
+
+class SearchScreen(ModalScreen[str | None]):
+    """Dismisses with the chosen entry id, or None."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss_none", "Close", id="search-close"),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("pagedown", "move(10)", show=False),
+        Binding("pageup", "move(-10)", show=False),
+    ]
+
+    def __init__(self, query: str = "") -> None:
+        super().__init__()
+        self._initial = query
+        self._notes: dict[str, str] = {}
+
+    @property
+    def study_app(self) -> StudyApp:
+        return cast("StudyApp", self.app)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-box"):
+            search_input = Input(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
+            search_input.cursor_blink = self.study_app.cursor_blink
+            yield search_input
+            yield Static(HINT, id="search-hint")
+            yield OptionList(id="search-results")
+
+    def on_mount(self) -> None:
+        self._notes = self.study_app.notes_by_entry()
+        self.query_one(Input).focus()
+        if self._initial:
+            self.filter(self._initial)
+
+    def filter(self, query: str) -> int:
+        """Replace the results with the best matches for `query`; returns how many."""
+        results = self.query_one(OptionList)
+        app = self.study_app
+        options: list[Option] = []
+        if query.strip():
+            hits = app.search_index.search(query, limit=RESULT_LIMIT, note_texts=self._notes)
+            for hit in hits:
+                entry = hit.entry
+                line = Content(f"{state_glyph(app.state_of(entry.id))} {entry.title}")
+                where = f"\n  {entry.section_title}"
+                shown = [f for f in hit.fields if f != "id"][:3]
+                if shown:
+                    where += f" · in {', '.join(shown)}"
+                options.append(Option(line + Content.styled(where, "dim"), id=entry.id))
+        results.set_options(options)
+        if options:
+            results.highlighted = 0
+        hint = self.query_one("#search-hint", Static)
+        if query.strip():
+            hint.update(f"{len(options)} match{'es' if len(options) != 1 else ''}. Enter jumps · Esc closes")
+        else:
+            hint.update(HINT)
+        return len(options)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.filter(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self._choose()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def _choose(self) -> None:
+        results = self.query_one(OptionList)
+        if results.highlighted is None:
+            return
+        self.dismiss(results.get_option_at_index(results.highlighted).id)
+
+    def action_move(self, step: int) -> None:
+        results = self.query_one(OptionList)
+        if results.option_count == 0:
+            return
+        current = results.highlighted if results.highlighted is not None else -1
+        results.highlighted = max(0, min(results.option_count - 1, current + step))
+
+    def action_dismiss_none(self) -> None:
+        self.dismiss(None)
+
+

@@ -1,0 +1,1 @@
+"""Widgets of the study app, one small class per file."""

@@ -1,0 +1,154 @@
+"""The right-hand pane: the selected entry (or section) in full, and the entry's note.
+
+The first frame shows only the title and byline; the Markdown body and the note panel (the
+heaviest widgets, and their imports) are mounted right after it, so startup stays fast.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import TYPE_CHECKING, Callable
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content, Span
+from textual.message import Message
+from textual.style import Style
+from textual.widgets import Static
+
+from studytui.guide.model import Entry, Section, Subsection
+from studytui.tui.format import STATE_WORDS, authors_line, days_since, short_timestamp, state_glyph
+from studytui.tui.notes import NoteDraft
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
+
+    from studytui.tui.widgets.note_panel import NotePanel
+
+FRONTIER_ID = "frontier"
+
+
+class SourceLink(Static):
+    """The entry's URL as a terminal hyperlink (OSC 8). A click goes through the app's hand-off
+    rules (never straight to a browser), so it behaves like the `o` key."""
+
+    class Clicked(Message):
+        """The learner clicked the link."""
+
+    def set_url(self, url: str | None, reason: str | None) -> None:
+        if url:
+            self.update(Content(url, [Span(0, len(url), Style(link=url, underline=True))]))
+        else:
+            self.update(Content(f"No link: {reason or 'this item has no primary source yet'}"))
+
+    def on_click(self) -> None:
+        self.post_message(self.Clicked())
+
+
+def kind_badge(kind: str | None) -> Content:
+    label = f" {kind or 'topic'} "
+    return Content(label, [Span(0, len(label), Style(reverse=True, bold=True))])
+
+
+class DetailPane(VerticalScroll):
+    """Shows one entry, or a section/subsection overview, chosen with show_entry/show_section."""
+
+    def __init__(self, draft: NoteDraft, flush: Callable[[], None], *, cursor_blink: bool = True, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._draft = draft
+        self._flush = flush
+        self._cursor_blink = cursor_blink
+        self.ready = False  # the deferred widgets are mounted
+        self._replay: Callable[[], None] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-title")
+        yield Static(id="detail-meta")
+
+    async def mount_rest(self) -> None:
+        """Mount the body and the note panel (the screen calls this after its first frame)."""
+        if self.ready:
+            return
+        from textual.widgets import Markdown
+
+        from studytui.tui.widgets.note_panel import NotePanel
+
+        await self.mount_all(
+            [
+                Markdown(id="detail-body", open_links=False),
+                Static(id="detail-tags"),
+                SourceLink(id="detail-url"),
+                Static(id="detail-progress"),
+                NotePanel(self._draft, self._flush, cursor_blink=self._cursor_blink, id="note-panel"),
+            ]
+        )
+        self.ready = True
+        if self._replay is not None:
+            replay, self._replay = self._replay, None
+            replay()
+
+    @property
+    def note_panel(self) -> NotePanel:
+        from studytui.tui.widgets.note_panel import NotePanel
+
+        return self.query_one(NotePanel)
+
+    def _body(self) -> Markdown:
+        from textual.widgets import Markdown
+
+        return self.query_one("#detail-body", Markdown)
+
+    def _set(self, widget_id: str, content: Content | str) -> None:
+        self.query_one(f"#{widget_id}", Static).update(content if isinstance(content, Content) else Content(content))
+
+    def _show_entry_parts(self, visible: bool) -> None:
+        for widget_id in ("detail-tags", "detail-url", "detail-progress", "note-panel"):
+            self.query_one(f"#{widget_id}").display = visible
+
+    def show_entry(self, entry: Entry, state: str, last_opened_at: str | None, today: _dt.date) -> None:
+        self._set("detail-title", Content(entry.title))
+        meta = kind_badge(entry.kind)
+        byline = authors_line(entry.authors, entry.year)
+        if byline:
+            meta = meta + Content("  " + byline)
+        if entry.role != "core":
+            meta = meta + Content(f"  ({entry.role})")
+        self._set("detail-meta", meta)
+        if not self.ready:
+            self._replay = lambda: self.show_entry(entry, state, last_opened_at, today)
+            return
+        self._show_entry_parts(True)
+        where = entry.section_title + (f" › {entry.subsection_title}" if entry.subsection_title else "")
+        body = entry.summary
+        if entry.date:
+            body += f"\n\n*Verified {days_since(entry.date, today) or entry.date}.*"
+        self._body().update(body + f"\n\n*{where}*")
+        self._set("detail-tags", "Tags: " + ", ".join(entry.tags) if entry.tags else "")
+        self.query_one(SourceLink).set_url(entry.url, entry.no_url_reason)
+        self.show_progress(state, last_opened_at)
+        self.note_panel.show()
+        self.scroll_home(animate=False)
+
+    def show_progress(self, state: str, last_opened_at: str | None) -> None:
+        if not self.ready:
+            return  # shown by the replayed show_entry
+        self._set(
+            "detail-progress",
+            f"State: {state_glyph(state)} {STATE_WORDS.get(state, state)}   Last opened: {short_timestamp(last_opened_at)}",
+        )
+
+    def show_section(self, section: Section, counts: str, today: _dt.date, subsection: Subsection | None = None) -> None:
+        title = section.title if subsection is None else f"{section.title} › {subsection.title}"
+        self._set("detail-title", Content(title))
+        meta = counts
+        if section.id == FRONTIER_ID or section.verified_on:
+            verified = days_since(section.verified_on, today)
+            meta += f"\nVerified {verified}" if verified else "\nVerification date unknown"
+        self._set("detail-meta", meta)
+        if not self.ready:
+            self._replay = lambda: self.show_section(section, counts, today, subsection)
+            return
+        self._show_entry_parts(False)
+        hint = "\n\n*Read in this order.*" if section.ordered else ""
+        self._body().update(section.intro + hint)
+        self.scroll_home(animate=False)

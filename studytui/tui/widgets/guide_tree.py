@@ -1,0 +1,131 @@
+"""The whole guide as one Tree: sections > subsections > entries.
+
+One widget for every entry (a Tree draws only the lines on screen), and a section's entries are
+added only when it is first expanded, so startup does not grow with the size of the guide.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Union
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from studytui.guide.model import Entry, Guide, Section, Subsection
+from studytui.tui.format import state_glyph
+
+NodeData = Union[Entry, Section, Subsection]
+
+# Rich style names: the tree uses Rich Text labels. Colour is a hint; glyphs carry the meaning.
+STATE_STYLES = {"pending": "", "learning": "bold yellow", "done": "green", "skipped": "dim"}
+
+
+class GuideTree(Tree[NodeData]):
+    """Navigable guide. `states` maps entry id -> state name (missing means pending)."""
+
+    def __init__(
+        self,
+        guide: Guide,
+        states: Mapping[str, str],
+        section_counts: Mapping[str, tuple[int, int]],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(guide.title, id=id)
+        self.guide = guide
+        self.states: dict[str, str] = dict(states)
+        # section id -> (covered, total), from studytui.study.progress_summary.
+        self.section_counts: dict[str, tuple[int, int]] = dict(section_counts)
+        self.show_root = False
+        self.guide_depth = 2
+        self._section_nodes: dict[str, TreeNode[NodeData]] = {}
+        self._entry_nodes: dict[str, TreeNode[NodeData]] = {}
+        self._populated: set[str] = set()
+        for section in guide.sections:
+            node = self.root.add(self.section_label(section), data=section, expand=False)
+            self._section_nodes[section.id] = node
+
+    # --- labels -------------------------------------------------------------------------------
+    def entry_label(self, entry: Entry) -> Text:
+        state = self.states.get(entry.id, "pending")
+        label = Text(no_wrap=True, overflow="ellipsis")
+        label.append(state_glyph(state), style=STATE_STYLES.get(state, ""))
+        label.append(" ")
+        label.append(entry.title, style="dim" if state == "skipped" else "")
+        return label
+
+    def section_label(self, section: Section) -> Text:
+        covered, total = self.section_counts.get(section.id, (0, len(section.entries)))
+        label = Text(no_wrap=True, overflow="ellipsis")
+        # Counts first so a long title cut at the pane's edge never hides them.
+        label.append(f"{covered}/{total} ", style="green" if total and covered == total else "dim")
+        label.append(section.title, style="bold")
+        return label
+
+    def get_label_width(self, node: TreeNode[NodeData]) -> int:
+        # Tree measures every line on each rebuild by rendering its label; ours are plain
+        # one-line Text, so their length is enough (and keeps large sections cheap).
+        label = node._label
+        return label.cell_len + (2 if node.allow_expand else 0)
+
+    # --- structure ----------------------------------------------------------------------------
+    def _populate(self, section: Section) -> None:
+        """Add a section's subsections and entries (once)."""
+        if section.id in self._populated:
+            return
+        self._populated.add(section.id)
+        parent = self._section_nodes[section.id]
+        for sub in section.subsections:
+            target = parent
+            if sub.title:
+                target = parent.add(Text(sub.title, style="italic"), data=sub, expand=True)
+            for entry in sub.entries:
+                self._entry_nodes[entry.id] = target.add_leaf(self.entry_label(entry), data=entry)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
+        data = event.node.data
+        if isinstance(data, Section):
+            self._populate(data)
+
+    def section_node(self, section_id: str) -> TreeNode[NodeData]:
+        return self._section_nodes[section_id]
+
+    def entry_node(self, entry: Entry) -> TreeNode[NodeData]:
+        """The node for `entry`, creating its section's nodes first if needed."""
+        self._populate(self.guide.section_of(entry))
+        return self._entry_nodes[entry.id]
+
+    # --- navigation ---------------------------------------------------------------------------
+    def reveal(self, node: TreeNode[NodeData]) -> None:
+        """Expand every ancestor of `node` and put the cursor on it."""
+        data = node.data
+        if isinstance(data, Section):
+            self._populate(data)
+        parent = node.parent
+        while parent is not None and not parent.is_root:
+            parent.expand()
+            parent = parent.parent
+        # Tree lays out lines lazily; build them now so the node has a line to move to.
+        self._tree_lines  # noqa: B018
+        self.move_cursor(node)
+        self.scroll_to_node(node, animate=False)
+
+    def reveal_entry(self, entry: Entry) -> None:
+        self.reveal(self.entry_node(entry))
+
+    @property
+    def current(self) -> NodeData | None:
+        node = self.cursor_node
+        return None if node is None else node.data
+
+    # --- state changes ------------------------------------------------------------------------
+    def set_state(self, entry: Entry, state: str, section_counts: Mapping[str, tuple[int, int]]) -> None:
+        """Record a new state for `entry` and redraw its row and its section's row."""
+        self.states[entry.id] = state
+        self.section_counts = dict(section_counts)
+        node = self._entry_nodes.get(entry.id)
+        if node is not None:
+            node.set_label(self.entry_label(entry))
+        section = self.guide.section_of(entry)
+        self._section_nodes[section.id].set_label(self.section_label(section))

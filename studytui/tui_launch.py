@@ -1,0 +1,116 @@
+"""Start the study app (`studytui` with no command).
+
+Kept apart from studytui/tui so the CLI imports Textual only when the app is really started.
+
+Benchmark-only switch: STUDYTUI_SYNTHETIC=N replaces the guide with a generated one of N entries
+(used by benchmarks/bench_tui.py to time startup on a large guide). Not for normal use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+from studytui.errors import StudyError, UsageError
+
+SYNTHETIC_ENV = "STUDYTUI_SYNTHETIC"
+
+
+def _guide(args: argparse.Namespace):  # -> Guide
+    synthetic = os.environ.get(SYNTHETIC_ENV)
+    if synthetic:
+        from studytui.guide.synthetic import synthetic_guide
+
+        try:
+            count = int(synthetic)
+        except ValueError:
+            raise UsageError(f"{SYNTHETIC_ENV} must be a number of entries, not {synthetic!r}") from None
+        return synthetic_guide(n_entries=count)
+    from studytui.guide import load_guide
+
+    return load_guide(getattr(args, "content", None))
+
+
+def launch(args: argparse.Namespace) -> int:
+    """Run the app; returns the exit status. Errors before the app starts are one line each."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        sys.stderr.write(
+            "studytui: the study app needs an interactive terminal; "
+            "use a command instead (see 'studytui --help')\n"
+        )
+        return 2
+    from studytui.paths import data_dir
+    from studytui.store import open_store
+
+    guide = _guide(args)
+    data = data_dir(getattr(args, "data_dir", None))
+    store = open_store(data)
+    try:
+        from studytui.tui.app import StudyApp
+        from studytui.tui.keymap import load_keymap
+        from studytui.tui.registry import build_registry
+        from studytui.tui.screens.main import MainScreen
+
+        registry = build_registry()
+        keymap = load_keymap(data, binding_ids(registry))
+        app = StudyApp(guide, store, registry=registry, keymap=keymap)
+        try:
+            app.run()
+        finally:
+            # Whatever ended the app (quit, crash, signal), the note being typed is saved.
+            save_what_is_left(app, data)
+            main = app.main_screen
+            if isinstance(main, MainScreen):
+                try:
+                    main.save_last_viewed()
+                except Exception:  # where to resume is a convenience; never fail the exit on it
+                    pass
+        return int(app.return_code or 0)
+    finally:
+        store.close()
+
+
+def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.StudyApp
+    """Flush the note draft after the app has stopped. If the store refuses it, write the text to
+    a file (in the data directory, else the temp directory) and say where, so no note is lost.
+    Returns that file's path, or None when the store took the note."""
+    pending = dict(app.unsaved_notes)
+    if app.draft.dirty and app.draft.entry_id is not None:
+        pending[app.draft.entry_id] = app.draft.text
+    if not pending:
+        return None
+    try:
+        for entry_id, text in pending.items():
+            app.store.set_note(entry_id, text)
+        app.unsaved_notes.clear()
+        app.draft.dirty = False
+        return None
+    except StudyError as exc:
+        reason = str(exc)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    text = "".join(f"<!-- studytui note for {entry_id} -->\n{body}\n\n" for entry_id, body in pending.items())
+    for folder in (data / "unsaved-notes", Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"unsaved-notes-{stamp}.md"
+            path.write_text(text, encoding="utf-8")
+        except OSError:
+            continue
+        sys.stderr.write(f"studytui: {len(pending)} note(s) could not be saved ({reason}); their text is in {path}\n")
+        return path
+    sys.stderr.write(f"studytui: {len(pending)} note(s) could not be saved ({reason}); here they are:\n{text}")
+    return None
+
+
+def binding_ids(registry) -> list[str]:  # registry: studytui.tui.registry.Registry
+    """Every binding id users may remap in keys.yaml."""
+    from studytui.tui.app import StudyApp
+    from studytui.tui.screens.main import MainScreen
+
+    ids = [b.id for b in [*MainScreen.BINDINGS, *StudyApp.BINDINGS] if getattr(b, "id", None)]
+    ids += list(registry.screens)
+    return [i for i in ids if i]

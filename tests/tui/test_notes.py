@@ -1,0 +1,232 @@
+"""Notes: in-app editor with debounced autosave, saves on leave/switch/quit/crash, literal markup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from studytui.store import open_store
+from studytui.tui.screens.main import MainScreen
+from studytui.tui.widgets.note_panel import AUTOSAVE_DELAY, NoteEditor, NotePanel, note_preview_markdown
+
+from .support import screen_text
+
+
+async def start_editing(app, pilot) -> NoteEditor:
+    await pilot.pause()
+    await pilot.press("e")
+    await pilot.pause()
+    editor = app.screen.query_one(NoteEditor)
+    assert editor.has_focus
+    return editor
+
+
+async def test_autosave_waits_for_a_quiet_second(make_app, store):
+    app = make_app()
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        await pilot.press(*"tiling")
+        await pilot.pause(AUTOSAVE_DELAY * 0.4)
+        await pilot.press(*" helps")  # typing again restarts the wait
+        await pilot.pause(AUTOSAVE_DELAY * 0.7)
+        assert store.get_note("roofline") == ""  # not before a quiet second
+        await pilot.pause(AUTOSAVE_DELAY * 0.6)
+        assert store.get_note("roofline") == "tiling helps"  # at most ~1 s after typing stopped
+        # The preview follows the saved text.
+        assert "tiling helps" in screen_text(app)
+
+
+async def test_leaving_the_editor_saves_at_once(make_app, store):
+    app = make_app()
+    async with app.run_test() as pilot:
+        editor = await start_editing(app, pilot)
+        await pilot.press(*"read twice")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert store.get_note("roofline") == "read twice"
+        assert not editor.display
+        assert isinstance(app.screen, MainScreen) and app.screen.tree.has_focus
+
+
+async def test_switching_entries_saves_the_note(make_app, store):
+    app = make_app()
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        await pilot.press(*"first")
+        app.jump_to("stream-k")  # e.g. from the palette, while typing
+        await pilot.pause()
+        assert store.get_note("roofline") == "first"
+        assert store.get_note("stream-k") == ""
+
+
+async def test_quit_saves_the_pending_note(make_app, store):
+    app = make_app()
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        await pilot.press(*"last words")
+        await pilot.press("ctrl+q")  # q would type a letter; ctrl+q quits from anywhere
+        await pilot.pause()
+    assert store.get_note("roofline") == "last words"
+
+
+async def test_a_crash_in_a_handler_still_saves_the_note(make_app, store):
+    app = make_app()
+
+    def boom() -> None:
+        raise RuntimeError("handler failed")
+
+    with pytest.raises(RuntimeError):
+        async with app.run_test() as pilot:
+            await start_editing(app, pilot)
+            await pilot.press(*"unsaved thought")
+            app.call_later(boom)
+            await pilot.pause()
+            await pilot.pause()
+    assert store.get_note("roofline") == "unsaved thought"
+
+
+async def test_notes_survive_a_restart(make_app, data_dir):
+    app = make_app()
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        await pilot.press(*"kept")
+        await pilot.press("escape", "q")
+    store2 = open_store(data_dir)
+    app2 = make_app(store=store2)
+    async with app2.run_test() as pilot:
+        await pilot.pause()
+        assert "kept" in screen_text(app2)
+    store2.close()
+
+
+@pytest.mark.parametrize(
+    "note, shown",
+    [
+        ("[bold]x[/bold] and [link=https://evil.example]y[/link]", "[bold]x[/bold] and [link=https://evil.example]y[/link]"),
+        ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+        ("<b>bold</b> and <div>block</div>", "<b>bold</b> and <div>block</div>"),
+    ],
+)
+async def test_markup_in_notes_is_shown_literally(make_app, store, note, shown):
+    store.set_note("roofline", note)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert shown in screen_text(app)
+
+
+def test_preview_text_makes_control_characters_visible():
+    assert note_preview_markdown("a\x1b[2Jb\x07") == "a\\x1b[2Jb\\x07"
+    assert note_preview_markdown("tab\tand\nnewline") == "tab\tand\nnewline"
+    assert "No note yet" in note_preview_markdown("   ")
+
+
+async def test_E_edits_the_note_in_external_editor(make_app, store):
+    app = make_app(environ={"DISPLAY": ":0", "EDITOR": "myeditor --wait"})
+    seen: list[list[str]] = []
+
+    def fake_editor(argv: list[str]) -> int:
+        seen.append(argv)
+        path = Path(argv[-1])
+        path.write_text(path.read_text() + "written in $EDITOR\n")
+        return 0
+
+    app.run_editor = fake_editor  # type: ignore[method-assign]
+    store.set_note("roofline", "before\n")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("E")
+        await pilot.pause()
+        assert seen and seen[0][:2] == ["myeditor", "--wait"] and seen[0][-1].endswith("roofline.md")
+        assert store.get_note("roofline") == "before\nwritten in $EDITOR\n"
+        assert "written in $EDITOR" in screen_text(app)
+
+
+async def test_E_keeps_the_note_when_the_editor_fails(make_app, store):
+    app = make_app(environ={"DISPLAY": ":0", "EDITOR": "broken"})
+    app.run_editor = lambda argv: 1  # type: ignore[method-assign]
+    store.set_note("roofline", "safe")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("E")
+        await pilot.pause()
+    assert store.get_note("roofline") == "safe"
+
+
+async def test_e_on_a_section_row_asks_for_an_entry(make_app, store):
+    app = make_app()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("up")  # the Start here section row
+        await pilot.press("e")
+        await pilot.pause()
+        assert not app.screen.query_one(NotePanel).editing
+
+
+class RefusingStore:
+    """Wraps a store; note and state writes fail like a locked or read-only database."""
+
+    def __init__(self, store):
+        self._store = store
+        self.refuse = True
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def set_note(self, entry_id, text):
+        if self.refuse:
+            from studytui.errors import StoreError
+
+            raise StoreError("progress.db stayed locked by another studytui process")
+        return self._store.set_note(entry_id, text)
+
+    set_state = set_note  # same failure for marks
+
+
+async def test_a_refused_save_keeps_the_note_and_retries(make_app, store):
+    refusing = RefusingStore(store)
+    app = make_app(store=refusing)
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        await pilot.press(*"precious", "escape")
+        await pilot.pause()
+        assert app.draft.dirty and app.draft.text == "precious"  # kept, not dropped
+        assert any("Note not saved" in (n.title or "") for n in app._notifications)
+        app.jump_to("stream-k")  # still refused: set aside, not lost
+        await pilot.pause()
+        app.jump_to("roofline")
+        await pilot.pause()
+        assert "precious" in screen_text(app)  # shown again, unsaved version
+        refusing.refuse = False
+        app.jump_to("stream-k")  # the next flush retries
+        await pilot.pause()
+    assert store.get_note("roofline") == "precious"
+
+
+def test_after_exit_an_unsavable_note_goes_to_a_file(make_app, store, data_dir, capsys):
+    from studytui.tui_launch import save_what_is_left
+
+    refusing = RefusingStore(store)
+    app = make_app(store=refusing)
+    app.draft.start("roofline", "")
+    app.draft.update("do not lose me")
+    app.unsaved_notes["stream-k"] = "set aside earlier"
+    path = save_what_is_left(app, data_dir)
+    assert path is not None
+    assert "do not lose me" in path.read_text() and "set aside earlier" in path.read_text()
+    assert str(path) in capsys.readouterr().err
+    refusing.refuse = False
+    assert save_what_is_left(app, data_dir) is None
+    assert store.get_note("roofline") == "do not lose me"
+    assert store.get_note("stream-k") == "set aside earlier"
+
+
+async def test_a_refused_mark_is_reported_not_crashing(make_app, store):
+    app = make_app(store=RefusingStore(store))
+    async with app.run_test() as pilot:
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.state_of("roofline") == "pending"
+        assert any("Not saved" in (n.title or "") for n in app._notifications)
+    assert store.progress("roofline").state == "pending"
