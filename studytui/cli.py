@@ -55,9 +55,29 @@ def build_parser() -> ArgumentParser:
     return parser
 
 
+def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The options when `argv` only starts the app (no command), else None.
+
+    Starting the app skips building every subcommand's parser: that is tens of milliseconds
+    before the first frame.
+    """
+    if any(a in ("-h", "--help", "--version") for a in argv):
+        return None
+    quick = ArgumentParser(prog="studytui", add_help=False)
+    quick.add_argument("--data-dir")
+    quick.add_argument("--content")
+    args, rest = quick.parse_known_args(list(argv))
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _app_only_args(argv)
+    if args is None:
+        args = build_parser().parse_args(argv)
     try:
         if args.command is None:
             from studytui.tui_launch import launch
