@@ -193,3 +193,18 @@ def test_check_never_tracebacks_on_garbage(tmp_path):
 def test_missing_content_dir_is_usage_error(tmp_path, capsys):
     assert main(["--content", str(tmp_path / "nope"), "check"]) == 2
     assert "content directory not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("field", ["hardware", "baseline", "correctness"])
+def test_measured_profile_missing_a_field_rejected(broken, capsys, field):
+    f = broken / "hardware" / "measured" / "h200-sxm.yaml"
+    lines = f.read_text().splitlines()
+    start = next(i for i, l in enumerate(lines) if l == f"  {field}:")
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("    "):
+        end += 1
+    f.write_text("\n".join(lines[:start] + lines[end:]) + "\n")
+    code, out = _check(broken, capsys)
+    probs = _problem_lines(out)
+    assert code == 1
+    assert any("h200-sxm.yaml:" in p and field in p for p in probs), out
