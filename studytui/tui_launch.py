@@ -9,11 +9,13 @@ Benchmark-only switch: STUDYTUI_SYNTHETIC=N replaces the guide with a generated 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 
 from studytui.errors import StudyError, UsageError
 
@@ -43,6 +45,19 @@ def launch(args: argparse.Namespace) -> int:
             "use a command instead (see 'studytui --help')\n"
         )
         return 2
+    # Startup builds many long-lived objects (Textual's classes, the guide) and little garbage:
+    # collecting while it runs costs tens of milliseconds before the first frame for nothing.
+    # Collection resumes right after that frame (or when launching fails).
+    if not gc.isenabled():
+        return _launch(args, resume_gc=None)
+    gc.disable()
+    try:
+        return _launch(args, resume_gc=gc.enable)
+    finally:
+        gc.enable()
+
+
+def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> int:
     from studytui.paths import data_dir
     from studytui.store import open_store
 
@@ -58,6 +73,8 @@ def launch(args: argparse.Namespace) -> int:
         registry = build_registry()
         keymap = load_keymap(data, binding_ids(registry))
         app = StudyApp(guide, store, registry=registry, keymap=keymap)
+        if resume_gc is not None:
+            app.after_first_frame.append(resume_gc)
         try:
             app.run()
         finally:

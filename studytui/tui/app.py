@@ -74,6 +74,9 @@ class StudyApp(App[None]):
         # Progress keyed by current entry id (old ids folded in), refreshed on every change.
         self.progress: dict[str, EntryProgress] = {}
         self.summary: Summary  # set on mount, recomputed (studytui.study) after every change
+        # Run once, right after the main screen's first frame is on the terminal (the launcher
+        # uses this to resume garbage collection, paused for a faster start).
+        self.after_first_frame: list[Callable[[], None]] = []
 
     def _use_terminal_colours(self) -> None:
         """NO_COLOR: draw in the terminal's own default colours, meaning carried by glyphs, words,
@@ -98,10 +101,20 @@ class StudyApp(App[None]):
         self.summary = progress_summary(self.guide, self.progress)
         from studytui.tui.screens.main import MainScreen
 
-        self.push_screen(MainScreen(self.resume_entry()))
+        # Pushed once startup is over: a screen pushed during on_mount is drawn inside Textual's
+        # startup batch, where that frame is thrown away and the first one reaches the terminal
+        # only after the deferred work. Pushed here, its first frame is written at once.
+        self.call_later(self.push_screen, MainScreen(self.resume_entry()))
 
     def on_unmount(self) -> None:
         self.flush_note()
+
+    def first_frame_shown(self) -> None:
+        """Called by the main screen once its first frame has been drawn; runs the
+        after_first_frame callbacks (once)."""
+        callbacks, self.after_first_frame = self.after_first_frame, []
+        for callback in callbacks:
+            callback()
 
     def _remember_theme(self, theme: Any) -> None:
         self.store_write(self.store.set_ui, THEME_UI_KEY, theme.name)

@@ -94,7 +94,11 @@ class MainScreen(Screen[None]):
         # Now that this screen is current, "after refresh" means after its first frame is on
         # screen: only then mount the heavier half of the detail pane.
         if not self.detail.ready:
-            self.call_after_refresh(self.detail.mount_rest)
+            self.call_after_refresh(self._after_first_frame)
+
+    async def _after_first_frame(self) -> None:
+        self.study_app.first_frame_shown()
+        await self.detail.mount_rest()
 
     # --- parts --------------------------------------------------------------------------------
     @property

@@ -32,7 +32,9 @@ class GuideTree(Tree[NodeData]):
         *,
         id: str | None = None,
     ) -> None:
-        super().__init__(guide.title, id=id)
+        # A Text label: a str would be parsed as console markup (and load Rich's emoji table)
+        # for a root that is never shown.
+        super().__init__(Text(guide.title), id=id)
         self.guide = guide
         self.states: dict[str, str] = dict(states)
         # section id -> (covered, total), from studytui.study.progress_summary.
