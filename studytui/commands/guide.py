@@ -69,14 +69,9 @@ def _guide(args: argparse.Namespace):
 
 
 def _entry(guide, entry_id: str):
-    entry = guide.get(entry_id)
-    if entry is None:
-        import difflib
+    from studytui.study import resolve_entry
 
-        close = difflib.get_close_matches(entry_id, [e.id for e in guide.entries], n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; try 'studytui search WORDS'"
-        raise UsageError(f"unknown entry id '{entry_id}'{hint}")
-    return entry
+    return resolve_entry(guide, entry_id)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
