@@ -14,7 +14,7 @@ from typing import Any
 
 from studytui.errors import StudyError, UsageError
 
-STATE_NAMES = ("pending", "learning", "done", "skipped")  # the store's STATES, without importing it
+from studytui.state import STATE_VALUES as STATE_NAMES
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -7,8 +7,9 @@ from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
 from studytui.errors import UsageError
+from studytui.state import STATE_VALUES
 
-STATES = ("pending", "learning", "done", "skipped")
+STATES = STATE_VALUES  # one definition: studytui.state.State
 DEFAULT_STATE = "pending"
 COVERED_STATES = ("done", "skipped")
 

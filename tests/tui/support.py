@@ -7,10 +7,12 @@ while the content is edited; a few tests also start the app on the real guide.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytui.guide.model import Entry, GlossaryTerm, Guide, Policy, Section, Subsection
-from studytui.tui.app import StudyApp
+
+if TYPE_CHECKING:
+    from studytui.tui.app import StudyApp
 
 TODAY = dt.date(2026, 11, 29)
 # A desktop session: a browser may be opened.
@@ -83,6 +85,6 @@ def build_guide() -> Guide:
 
 
 
-def screen_text(app: StudyApp) -> str:
+def screen_text(app: "StudyApp") -> str:
     """Everything on screen as plain text, one line per row."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
