@@ -88,3 +88,18 @@ def build_guide() -> Guide:
 def screen_text(app: "StudyApp") -> str:
     """Everything on screen as plain text, one line per row."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def wait_until(pilot: Any, condition: Any, timeout: float = 10.0, step: float = 0.05) -> bool:
+    """Let the app run until `condition()` holds (or `timeout` seconds pass); returns whether it
+    held. Instead of fixed sleeps: fast on an idle machine, still right on a loaded one."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        await pilot.pause()
+        if condition():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        await pilot.pause(step)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
 
 from studytui.store import open_store
 from studytui.tui.screens.main import MainScreen
+from studytui.tui.widgets import note_panel
 from studytui.tui.widgets.note_panel import AUTOSAVE_DELAY, NoteEditor, NotePanel, note_preview_markdown
 
-from .support import screen_text
+from .support import screen_text, wait_until
 
 
 async def start_editing(app, pilot) -> NoteEditor:
@@ -22,7 +25,8 @@ async def start_editing(app, pilot) -> NoteEditor:
     return editor
 
 
-async def test_autosave_waits_for_a_quiet_second(make_app, store):
+async def test_autosave_waits_for_a_quiet_second(make_app, store, monkeypatch):
+    monkeypatch.setattr(note_panel, "AUTOSAVE_MAX_DELAY", 60.0)  # the debounce alone
     app = make_app()
     async with app.run_test() as pilot:
         await start_editing(app, pilot)
@@ -35,6 +39,34 @@ async def test_autosave_waits_for_a_quiet_second(make_app, store):
         assert store.get_note("roofline") == "tiling helps"  # at most ~1 s after typing stopped
         # The preview follows the saved text.
         assert "tiling helps" in screen_text(app)
+
+
+async def test_steady_typing_is_saved_at_least_every_max_delay(make_app, store, monkeypatch):
+    # Typing never pauses for a quiet second, yet the note reaches the store within the max
+    # delay: closing the terminal mid-sentence loses at most that much.
+    monkeypatch.setattr(note_panel, "AUTOSAVE_MAX_DELAY", 0.6)
+    app = make_app()
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        saved_while_typing = []
+        for word in ("one ", "two ", "three ", "four ", "five "):
+            await pilot.press(*word)
+            await pilot.pause(0.25)
+            saved_while_typing.append(store.get_note("roofline"))
+        assert any(saved_while_typing)
+        assert "two" in saved_while_typing[-1]  # it keeps saving while typing goes on
+
+
+async def test_sighup_while_typing_saves_the_note(make_app, store):
+    app = make_app()
+    async with app.run_test() as pilot:
+        await start_editing(app, pilot)
+        await pilot.press(*"typed just before the window closed")
+        os.kill(os.getpid(), signal.SIGHUP)  # the terminal went away
+        await pilot.pause()
+    assert store.get_note("roofline") == "typed just before the window closed"
+    assert app.return_code == 128 + signal.SIGHUP
+    assert signal.getsignal(signal.SIGHUP) == signal.SIG_DFL  # handed back at exit
 
 
 async def test_leaving_the_editor_saves_at_once(make_app, store):
@@ -112,8 +144,7 @@ async def test_markup_in_notes_is_shown_literally(make_app, store, note, shown):
     store.set_note("roofline", note)
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        assert shown in screen_text(app)
+        assert await wait_until(pilot, lambda: shown in screen_text(app))
 
 
 def test_preview_text_makes_control_characters_visible():
@@ -181,6 +212,10 @@ class RefusingStore:
             raise StoreError("progress.db stayed locked by another studytui process")
         return self._store.set_note(entry_id, text)
 
+    def replace_note(self, entry_id, expected, text):
+        self.set_note(entry_id, text)  # refused the same way
+        return self._store.replace_note(entry_id, expected, text)
+
     set_state = set_note  # same failure for marks
 
 
@@ -204,22 +239,20 @@ async def test_a_refused_save_keeps_the_note_and_retries(make_app, store):
     assert store.get_note("roofline") == "precious"
 
 
-def test_after_exit_an_unsavable_note_goes_to_a_file(make_app, store, data_dir, capsys):
+def test_after_exit_the_launcher_hands_what_is_left_to_the_session(make_app, store, data_dir, capsys):
+    # The rules are tested in tests/test_session.py; here only the launcher's wiring.
     from studytui.tui_launch import save_what_is_left
 
     refusing = RefusingStore(store)
     app = make_app(store=refusing)
-    app.draft.start("roofline", "")
-    app.draft.update("do not lose me")
-    app.unsaved_notes["stream-k"] = "set aside earlier"
+    app.session.switch_note("roofline")
+    app.session.update_draft("do not lose me")
     path = save_what_is_left(app, data_dir)
-    assert path is not None
-    assert "do not lose me" in path.read_text() and "set aside earlier" in path.read_text()
+    assert path is not None and "do not lose me" in path.read_text()
     assert str(path) in capsys.readouterr().err
     refusing.refuse = False
     assert save_what_is_left(app, data_dir) is None
     assert store.get_note("roofline") == "do not lose me"
-    assert store.get_note("stream-k") == "set aside earlier"
 
 
 async def test_a_refused_mark_is_reported_not_crashing(make_app, store):

@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.calc.hardware import Accelerator, load_catalog
+from studytui.tui.host import cursor_blink_of
 from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, provenance_lines
 
 
@@ -72,7 +73,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
         with Vertical(id="gpu-picker-box"):
             yield Static("Choose a GPU", classes="dialog-title")
             search = Input(placeholder="Search by name, id, vendor or alias (e.g. h200, amd, tpu)", id="gpu-search")
-            search.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+            search.cursor_blink = cursor_blink_of(self.app)
             yield search
             with Horizontal():
                 yield OptionList(id="gpu-list")

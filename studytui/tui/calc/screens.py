@@ -31,6 +31,8 @@ from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm
 from studytui.tui.calc.gpu_info import available_dtypes
 from studytui.tui.calc.note_table import calculation_markdown
 from studytui.tui.calc.presets import EntryContext, Launch, initial_values
+from studytui.tui.format import visible_controls
+from studytui.tui.host import cursor_blink_of, data_dir_of, host_of, store_of
 
 if TYPE_CHECKING:
     from studytui.calc.hardware import Accelerator, Catalog
@@ -63,13 +65,6 @@ def _key_hint(plotted: bool) -> Content:
 
 def _widget_for_panel(panel: str) -> str:
     return "tab-plot" if panel == "plot" else "tab-text"
-
-
-def data_dir_of(app: Any) -> Path | None:
-    """The data directory the app's store lives in (user GPUs and profiles are found there)."""
-    store = getattr(app, "store", None)
-    path = getattr(store, "path", None)
-    return Path(path).parent if path is not None else None
 
 
 class CalculatorScreen(Screen[None]):
@@ -140,7 +135,7 @@ class CalculatorScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self._data_dir = data_dir_of(self.app)
-        store = getattr(self.app, "store", None)
+        store = store_of(self.app)
         gpu, dtype = prefs.recall(store) if store is not None else (None, None)
         values = initial_values(self.spec, self.launch.args, gpu, dtype)
         self._initial = dict(values)
@@ -154,7 +149,7 @@ class CalculatorScreen(Screen[None]):
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
-                blink = bool(getattr(self.app, "cursor_blink", True))
+                blink = cursor_blink_of(self.app)
                 yield CalcForm(self.spec, values, models, gpu_names, cursor_blink=blink, id="calc-form")
             with Vertical(id="calc-right"):
                 yield Static("", id="calc-status")
@@ -286,7 +281,7 @@ class CalculatorScreen(Screen[None]):
 
     def _remember(self, values: Mapping[str, str], result: Result) -> None:
         """Remember the GPU and precision once the learner has chosen them (not a preset's)."""
-        store = getattr(self.app, "store", None)
+        store = store_of(self.app)
         if store is None:
             return
         gpu = values.get("gpu") or ""
@@ -463,42 +458,19 @@ class CalculatorScreen(Screen[None]):
         try:
             append_to_note(self.app, self.entry.entry_id, text)
         except StudyError as exc:
-            self.notify(f"Could not save to the note: {exc}", severity="error", timeout=5)
+            self.notify(visible_controls(f"Could not save to the note: {exc}"), severity="error", timeout=5, markup=False)
             return
-        self.notify(f"Saved to the note of '{self.entry.title}'.", timeout=3)
+        self.notify(visible_controls(f"Saved to the note of '{self.entry.title}'."), timeout=3, markup=False)
 
 
-def append_to_note(app: Any, entry_id: str, text: str) -> str:
-    """Append through the store, then bring the app's copies of that note up to date."""
-    flush = getattr(app, "flush_note", None)
-    if callable(flush):
-        flush()  # a note being typed is saved first, so the append cannot overwrite it
-    store = app.store
-    store.append_note(entry_id, text)
-    new_text: str = store.get_note(entry_id)
-    progress = getattr(app, "progress", None)
-    if isinstance(progress, dict):
-        from studytui.store import EntryProgress
-
-        old = progress.get(entry_id) or EntryProgress(entry_id)
-        progress[entry_id] = old._replace(note=new_text)
-    draft = getattr(app, "draft", None)
-    if draft is not None and getattr(draft, "entry_id", None) == entry_id:
-        draft.start(entry_id, new_text)
-        main = getattr(app, "main_screen", None)
-        if main is not None:
-            from textual.css.query import NoMatches
-
-            from studytui.tui.widgets.note_panel import NotePanel
-
-            try:
-                panel = main.query_one(NotePanel)
-            except NoMatches:
-                return new_text  # the preview is drawn when the entry is shown again
-            if panel.editing:
-                panel.editor.load_text(new_text)
-            panel.refresh_preview()
-    return new_text
+def append_to_note(app: Any, entry_id: str, text: str) -> None:
+    """Append through the study session (the note being typed is saved first; every view of
+    that note follows). Raises StudyError when the store refuses it or there is no study app."""
+    host = host_of(app)
+    if host is None:
+        raise StudyError("no study session: notes are not available here")
+    if not host.append_note(entry_id, text):
+        raise StudyError("the store refused it (see the message above)")
 
 
 def _status_line(result: Result) -> str:
@@ -569,12 +541,12 @@ class CalculatorHubScreen(Screen[None]):
 
 def launch_for(app: Any, calc: str | None = None, hub: bool = False, args: Mapping[str, Any] | None = None, label: str = "") -> Screen[Any]:
     """The screen `c` (or the palette) opens: a named calculator, the entry's try-it, or the hub."""
-    main = getattr(app, "main_screen", None)
-    entry = getattr(main, "current_entry", None) if main is not None else None
+    host = host_of(app)
+    entry = host.current_entry() if host is not None else None
     context = EntryContext(entry.id, entry.title) if entry is not None else None
     if calc:
         if calc not in CALCULATORS:
-            app.notify(f"No calculator named {calc!r}.", severity="error")
+            app.notify(visible_controls(f"No calculator named {calc!r}."), severity="error", markup=False)
             return CalculatorHubScreen(context)
         return CalculatorScreen(Launch(calc, args or {}, label, context))
     try_it = getattr(entry, "try_it", None) if entry is not None else None

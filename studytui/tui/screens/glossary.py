@@ -11,6 +11,7 @@ from textual.widgets import Footer, Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.guide.model import GlossaryTerm, Guide
+from studytui.tui.host import cursor_blink_of
 
 
 class GlossaryScreen(Screen[None]):
@@ -46,7 +47,7 @@ class GlossaryScreen(Screen[None]):
     def on_mount(self) -> None:
         terms = self.query_one(OptionList)
         filter_input = self.query_one(Input)
-        filter_input.cursor_blink = getattr(self.app, "cursor_blink", True)
+        filter_input.cursor_blink = cursor_blink_of(self.app)
         terms.focus()
         if terms.option_count:
             index = 0
@@ -92,11 +93,3 @@ class GlossaryScreen(Screen[None]):
                     app.jump_to(entry_id)
                 return
         self.notify("This term has no linked entry.", timeout=3)
-
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        from studytui.tui.app import StudyApp
-
-        event.stop()
-        app = self.app
-        if isinstance(app, StudyApp):
-            app.hand_off(event.href, event.href)

@@ -13,13 +13,13 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
 from studytui.guide.model import Entry, Section, Subsection
+from studytui.handoff import check_link
 from studytui.tui.format import fraction_bar, percent
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
 
 if TYPE_CHECKING:
-    from textual.widgets import Markdown
-
+    from studytui.session import Change
     from studytui.study import Counts
     from studytui.tui.widgets.note_panel import NoteEditor
     from studytui.tui.app import StudyApp
@@ -78,6 +78,8 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Immediate: the rows and the status line are redrawn in the same frame as the change.
+        self.study_app.study_changed.subscribe(self, self.on_study_changed, immediate=True)
         tree = self.tree
         tree.focus()
         if self._start is not None:
@@ -256,9 +258,19 @@ class MainScreen(Screen[None]):
         entry = self._entry_or_hint()
         if entry is None:
             return
-        app = self.study_app
-        app.set_state(entry, state)
-        self.refresh_entry(entry)
+        self.study_app.set_state(entry, state)
+
+    def on_study_changed(self, change: Change) -> None:
+        """Progress or notes changed (here or in another process): redraw what shows them."""
+        guide = self.study_app.guide
+        for entry_id in sorted(change.entries):
+            entry = guide.get(entry_id)
+            if entry is not None:
+                self.refresh_entry(entry)
+        current = self.current_entry
+        if current is not None and current.id in change.notes and self.detail.ready:
+            self.detail.note_panel.draft_changed()
+        self.update_status()
 
     def refresh_entry(self, entry: Entry) -> None:
         """Redraw everything that shows `entry`'s state (row, section row, status, detail)."""
@@ -274,25 +286,24 @@ class MainScreen(Screen[None]):
         if entry is None:
             return
         self.study_app.open_source(entry)
-        self.refresh_entry(entry)
 
     def on_source_link_clicked(self, event: SourceLink.Clicked) -> None:
         self.action_open_source()
 
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        # Links inside summaries and notes follow the same hand-off rules as `o`.
-        event.stop()
-        self.study_app.hand_off(event.href, event.href)
 
     def action_copy_url(self) -> None:
         entry = self._entry_or_hint()
         if entry is None:
             return
         if not entry.url:
-            self.notify(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
+            self.study_app.say(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
             return
-        self.study_app.copy_text(entry.url)
-        self.notify(f"Copied {entry.url}", timeout=3)
+        link = check_link(entry.url)
+        if not link.allowed:
+            self.study_app.say(f"Not copied: {link.url} ({link.reason}).", severity="warning", timeout=8)
+            return
+        self.study_app.copy_text(link.url)
+        self.study_app.say(f"Copied {link.url}", timeout=3)
 
     def action_edit_note(self) -> None:
         if self._entry_or_hint() is None or not self.detail.ready:
@@ -312,7 +323,7 @@ class MainScreen(Screen[None]):
             panel.stop_editing()
         if self.study_app.edit_note_externally(entry) is not None:
             panel.refresh_preview()
-            if not self.study_app.draft.dirty:
+            if not self.study_app.draft.dirty and not self.study_app.session.has_unsaved:
                 self.notify("Note saved.", timeout=2)
 
     def action_search(self, query: str = "") -> None:

@@ -29,11 +29,3 @@ class PolicyScreen(Screen[None]):
         with VerticalScroll(id="policy-scroll"):
             yield Markdown(text, id="policy-text", open_links=False)
         yield Footer()
-
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        from studytui.tui.app import StudyApp
-
-        event.stop()
-        app = self.app
-        if isinstance(app, StudyApp):
-            app.hand_off(event.href, event.href)
