@@ -26,6 +26,20 @@ def visible_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def control_pictures(text: str) -> str:
+    """Replace control characters with one-cell visible stand-ins (ESC becomes '␛', the Unicode
+    control pictures; C1 controls become '�'): for places where the text's length on screen must
+    not grow, such as the editor's lines."""
+    return _CONTROL.sub(_picture, text)
+
+
+def _picture(match: "re.Match[str]") -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
 def fraction_bar(done: int, total: int, width: int = 8) -> str:
     """A small text bar such as '▰▰▰▱▱▱▱▱' (empty when there is nothing to count)."""
     if total <= 0 or width <= 0:

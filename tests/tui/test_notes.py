@@ -174,6 +174,56 @@ async def test_E_edits_the_note_in_external_editor(make_app, store):
         assert "written in $EDITOR" in screen_text(app)
 
 
+async def test_E_keeps_both_when_the_note_changed_while_the_editor_was_open(make_app, store, data_dir):
+    app = make_app(environ={"DISPLAY": ":0", "EDITOR": "myeditor"})
+    store.set_note("roofline", "before")
+    other = open_store(data_dir)  # the command line, meanwhile
+
+    def slow_editor(argv: list[str]) -> int:
+        other.set_note("roofline", "written from the CLI while the editor was open")
+        path = Path(argv[-1])
+        path.write_text(path.read_text() + " and edited in $EDITOR")
+        return 0
+
+    app.run_editor = slow_editor  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("E")
+        await pilot.pause()
+        stored = store.get_note("roofline")
+        assert "before and edited in $EDITOR" in stored
+        assert "written from the CLI while the editor was open" in stored
+        assert any(n.title == "Both versions kept" for n in app._notifications)
+    other.close()
+
+
+def test_a_huge_note_is_previewed_in_part_and_says_how_to_see_all():
+    text = ("line of a very long imported note\n" * 1_400_000)  # about 47 MB
+    shown = note_preview_markdown(text)
+    assert len(shown) < note_panel.PREVIEW_LIMIT + 500
+    assert f"of {len(text):,} characters" in shown and "**E**" in shown and "studytui note ID" in shown
+
+
+async def test_a_huge_note_does_not_freeze_the_app(make_app, store):
+    import time
+
+    store.set_note("stream-k", "x" * 44_000_000)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        start = time.monotonic()
+        app.jump_to("stream-k")
+        def previewed() -> bool:
+            found = app.screen.query("#note-preview")
+            return bool(found) and "Preview: the first" in found.first().source
+
+        assert await wait_until(pilot, previewed, timeout=30)
+        await pilot.pause()
+        assert time.monotonic() - start < 15  # was about 70 s; well under 1 s on an idle machine
+        await pilot.press("e")  # too large for the in-app editor: says so, stays in the guide
+        await pilot.pause()
+        assert not app.screen.query_one(NotePanel).editing
+
+
 async def test_E_keeps_the_note_when_the_editor_fails(make_app, store):
     app = make_app(environ={"DISPLAY": ":0", "EDITOR": "broken"})
     app.run_editor = lambda argv: 1  # type: ignore[method-assign]
@@ -263,3 +313,23 @@ async def test_a_refused_mark_is_reported_not_crashing(make_app, store):
         assert app.state_of("roofline") == "pending"
         assert any("Not saved" in (n.title or "") for n in app._notifications)
     assert store.progress("roofline").state == "pending"
+
+
+async def test_the_editor_never_sends_control_characters_to_the_terminal(make_app, store):
+    note = "a\x1b]0;pwned\x07b\x1b[2Jc\x9b31m"
+    store.set_note("roofline", note)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        editor = await start_editing(app, pilot)
+        assert editor.text == note  # the text keeps its bytes
+        segments = [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
+        assert not any(ch in text for text in segments for ch in ("\x1b", "\x9b"))
+        assert "a␛]0;pwned" in screen_text(app)  # shown as control pictures
+        await pilot.press("escape")
+    assert store.get_note("roofline") == note  # unchanged by showing it
+
+
+def test_control_pictures_keep_one_cell_per_character():
+    from studytui.tui.format import control_pictures
+
+    assert control_pictures("a\x1bb\x00\x7f\x9b\tok\n") == "a␛b␀␡\ufffd\tok\n"

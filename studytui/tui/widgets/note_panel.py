@@ -14,22 +14,27 @@ from __future__ import annotations
 
 from typing import Callable
 
+import re
+
 from markdown_it import MarkdownIt
+from rich.segment import Segment
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Markdown, Static, TextArea
 
-from studytui.tui.format import visible_controls
+from studytui.tui.format import control_pictures, visible_controls
 from studytui.session import NoteDraft
 
 AUTOSAVE_DELAY = 1.0  # seconds of quiet after the last keystroke
 AUTOSAVE_MAX_DELAY = 2.0  # seconds: the longest unsaved typing may wait while it goes on
 EMPTY_NOTE_HINT = "*No note yet. Press **e** to write one (Markdown), or **E** for $EDITOR.*"
 PREVIEW_LIMIT = 20_000  # characters of a note rendered in the preview
+_HAS_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 EDITOR_LIMIT = 1_000_000  # characters the in-app editor opens; larger notes go to $EDITOR
 
 
@@ -64,6 +69,17 @@ class NoteEditor(TextArea):
 
     class Left(Message):
         """The editor lost focus or the learner pressed Escape."""
+
+    def render_line(self, y: int) -> Strip:
+        # TextArea draws the text as it is; an escape sequence in a note (an imported one, or
+        # pasted) would reach the terminal as a command. Show control characters as control
+        # pictures instead; the text itself, and so the stored note, keeps its bytes.
+        strip = super().render_line(y)
+        if not any(_HAS_CONTROL.search(segment.text) for segment in strip):
+            return strip
+        width = strip.cell_length
+        shown = Strip([Segment(control_pictures(seg.text), seg.style, seg.control) for seg in strip])
+        return shown.crop(0, width) if shown.cell_length > width else shown
 
     def action_leave(self) -> None:
         self.post_message(self.Left())
