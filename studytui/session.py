@@ -49,6 +49,7 @@ class SessionStore(Protocol):
     def data_version(self) -> int | None: ...
     def last_viewed(self) -> str | None: ...
     def set_last_viewed(self, entry_id: str) -> None: ...
+    def events(self, entry_id: str | None = None, limit: int | None = None) -> list[dict]: ...
 
 
 class NoteDraft:
@@ -120,6 +121,16 @@ class Change:
     def of(cls, entry_id: str, note: bool = False) -> "Change":
         ids = frozenset((entry_id,))
         return cls(ids, ids if note else frozenset())
+
+
+@dataclass(frozen=True)
+class NoteVersion:
+    """One saved version of a note, from the event log (oldest is first written)."""
+
+    at: str | None
+    text: str
+    current: bool = False  # the text stored now
+    logged: bool = True  # False: stored now but not in the log (e.g. merged by an import)
 
 
 class NotesNotSaved(StudyError):
@@ -205,6 +216,12 @@ class StudySession:
     def unsaved_notes(self) -> dict[str, str]:
         """Notes the store refused so far (entry id -> text), the dirty draft excluded."""
         return {k: v.text for k, v in self._unsaved.items()}
+
+    @property
+    def read_only(self) -> bool:
+        """The store was opened read-only (a read-only mount or copy): reading works, writes are
+        refused. Stores without the notion are writable."""
+        return bool(getattr(self.store, "read_only", False))
 
     @property
     def has_unsaved(self) -> bool:
@@ -361,6 +378,35 @@ class StudySession:
         if self.draft.entry_id == entry_id and not self.draft.dirty:
             self.draft.start(entry_id, _note(self.progress, entry_id))
         return change
+
+    # --- history ------------------------------------------------------------------------------
+    def note_history(self, entry_id: str) -> list[NoteVersion]:
+        """Every saved version of the note, newest first. The event log keeps each version's
+        full text; the stored text is marked current (and listed even if the log lacks it)."""
+        stored = self.store.progress(entry_id)
+        versions: list[NoteVersion] = []
+        for event in self.store.events(entry_id):
+            data = event.get("data")
+            if event.get("kind") == "note" and isinstance(data, dict) and isinstance(data.get("text"), str):
+                versions.append(NoteVersion(event.get("at"), data["text"]))
+        versions.reverse()
+        if versions and versions[0].text == stored.note:
+            versions[0] = NoteVersion(versions[0].at, stored.note, current=True)
+        elif stored.note:
+            versions.insert(0, NoteVersion(stored.note_updated_at, stored.note, current=True, logged=False))
+        return versions
+
+    def restore_note(self, entry_id: str, version: NoteVersion) -> Change:
+        """Make an old version the note again. The version replaced stays in the history; if it
+        was never logged (an import merged it), it is kept below the restored text instead."""
+        change = self.flush()
+        history = self.note_history(entry_id)
+        current = history[0] if history and history[0].current else None
+        text = version.text
+        if current is not None and not current.logged and current.text != text:
+            text = text + conflict_separator("the note before this restore", current.at, None) + current.text
+        base = current.text if current is not None else ""
+        return change | self.save_note(entry_id, text, base=base)
 
     def remember_last_viewed(self, entry_id: str) -> None:
         self.store.set_last_viewed(entry_id)

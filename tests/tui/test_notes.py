@@ -333,3 +333,26 @@ def test_control_pictures_keep_one_cell_per_character():
     from studytui.tui.format import control_pictures
 
     assert control_pictures("a\x1bb\x00\x7f\x9b\tok\n") == "a␛b␀␡\ufffd\tok\n"
+
+
+async def test_h_lists_the_note_versions_and_restores_one(make_app, store):
+    from studytui.tui.screens.history import HistoryScreen
+
+    for text in ("first thoughts", "second thoughts", "third thoughts"):
+        store.set_note("roofline", text)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        text = screen_text(app)
+        assert "third thoughts" in text and "first thoughts" in text and "now" in text
+        await pilot.press("down", "down", "enter")  # the oldest version
+        assert await wait_until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert store.get_note("roofline") == "first thoughts"
+        assert await wait_until(pilot, lambda: "first thoughts" in screen_text(app))
+        await pilot.press("h")  # the version replaced is still there
+        assert await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        assert "third thoughts" in screen_text(app)
+        await pilot.press("escape")
+    assert store.get_note("roofline") == "first thoughts"

@@ -14,12 +14,13 @@ from textual.widgets import Footer, Static, Tree
 
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.handoff import check_link
-from studytui.tui.format import fraction_bar, percent
+from studytui.errors import StudyError
+from studytui.tui.format import fraction_bar, percent, short_timestamp
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
 
 if TYPE_CHECKING:
-    from studytui.session import Change
+    from studytui.session import Change, NoteVersion
     from studytui.study import Counts
     from studytui.tui.widgets.note_panel import NoteEditor
     from studytui.tui.app import StudyApp
@@ -43,6 +44,7 @@ class MainScreen(Screen[None]):
         Binding("y", "copy_url", "Copy URL", id="copy-url", tooltip="Copy the URL", show=False),
         Binding("e", "edit_note", "Note", id="edit-note", tooltip="Edit the note (autosaved)"),
         Binding("E", "edit_note_external", "$EDITOR", id="edit-note-external", tooltip="Edit the note in $EDITOR", show=False),
+        Binding("h", "note_history", "History", id="note-history", tooltip="Versions of the note; restore one", show=False),
         Binding("slash", "search", "Search", id="search", tooltip="Search entries and notes"),
         Binding("escape", "focus_guide", "Back to the guide", id="focus-guide", show=False, tooltip="Back to the guide"),
     ]
@@ -148,6 +150,8 @@ class MainScreen(Screen[None]):
         overall = summary.overall
         covered = overall.done + overall.skipped
         text = f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}"
+        if self.study_app.session.read_only:
+            text = "READ-ONLY (nothing is saved)  │  " + text
         section = self._section_of_position()
         if section is not None:
             for item in summary.sections:
@@ -325,6 +329,29 @@ class MainScreen(Screen[None]):
             panel.refresh_preview()
             if not self.study_app.draft.dirty and not self.study_app.session.has_unsaved:
                 self.notify("Note saved.", timeout=2)
+
+    def action_note_history(self) -> None:
+        entry = self._entry_or_hint()
+        if entry is None:
+            return
+        app = self.study_app
+        if not app.flush_note():
+            return  # a note the store refuses cannot be compared or restored yet
+        try:
+            versions = app.session.note_history(entry.id)
+        except StudyError as exc:
+            app.say(str(exc), title="No history", severity="error")
+            return
+        if not versions:
+            self.notify("This note has no saved versions yet.", timeout=3)
+            return
+        from studytui.tui.screens.history import HistoryScreen
+
+        def restore(version: NoteVersion | None) -> None:
+            if version is not None and app.run_session(app.session.restore_note, entry.id, version):
+                self.notify(f"Restored the version of {short_timestamp(version.at)}.", timeout=4)
+
+        app.push_screen(HistoryScreen(entry.title, versions), restore)
 
     def action_search(self, query: str = "") -> None:
         from studytui.tui.screens.search import SearchScreen
