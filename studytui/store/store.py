@@ -30,6 +30,7 @@ from studytui.store.model import (
     STATES,
     EntryProgress,
     ImportReport,
+    NoteVersion,
     check_state,
     check_text,
     merge_notes,
@@ -513,15 +514,87 @@ class Store:
         with self._writing() as conn:
             self._write_note(conn, entry_id, lambda old: old + ("\n" if old and not old.endswith("\n") else "") + text)
 
-    def _write_note(self, conn: sqlite3.Connection, entry_id: str, change: Callable[[str], str]) -> None:
+    def _write_note(
+        self, conn: sqlite3.Connection, entry_id: str, change: Callable[[str], str], extra: Mapping[str, Any] | None = None
+    ) -> bool:
         base = self._get(conn, entry_id) or EntryProgress(entry_id)
         new = change(base.note)
         if new == base.note:
-            return
+            return False
         at = self._clock()
+        if base.note and self._last_logged_note(conn, entry_id) != base.note:
+            # The text being replaced came from a merge (import, renamed entry) and is not in the
+            # log yet: log it first, so `history` can always bring it back.
+            self._log(conn, "note", base.note_updated_at or at, entry_id, data={"text": base.note})
         self._put(conn, _replace(base, note=new, note_updated_at=at))
         # The full text goes into the log: an overwritten note can always be recovered.
-        self._log(conn, "note", at, entry_id, data={"text": new})
+        self._log(conn, "note", at, entry_id, data={"text": new, **(extra or {})})
+        return True
+
+    def _last_logged_note(self, conn: sqlite3.Connection, entry_id: str) -> str | None:
+        row = conn.execute(
+            "SELECT data FROM events WHERE entry_id = ? AND kind = 'note' ORDER BY at DESC, id DESC LIMIT 1",
+            (entry_id,),
+        ).fetchone()
+        return None if row is None else _event_data(row[0]).get("text")
+
+    def save_edited_note(self, entry_id: str, base: str, text: str, source: str = "the editor") -> bool:
+        """Save `text`, edited from `base`, without overwriting a change made meanwhile.
+
+        If the stored note is still `base`, `text` replaces it. If someone else saved the note while
+        it was being edited, both are kept (see `merge_notes`, a marker line naming `source`).
+        Returns True when the stored note is not exactly `text` (the learner should look).
+        """
+        _check_id(entry_id)
+        check_text(text)
+        with self._writing() as conn:
+            current = self._get(conn, entry_id) or EntryProgress(entry_id)
+            if current.note == base:
+                self._write_note(conn, entry_id, lambda old: text)
+                return False
+            merged, _ = merge_notes(current.note, current.note_updated_at, text, self._clock(), source)
+            self._write_note(conn, entry_id, lambda old: merged)
+            return merged != text
+
+    def _note_history(self, conn: sqlite3.Connection, entry_id: str) -> list[NoteVersion]:
+        rows = conn.execute(
+            "SELECT at, data FROM events WHERE entry_id = ? AND kind = 'note' ORDER BY at, id", (entry_id,)
+        ).fetchall()
+        versions: list[tuple[str | None, str, int | None]] = []
+        for at, raw in rows:
+            data = _event_data(raw)
+            text = data.get("text")
+            if isinstance(text, str):
+                restored = data.get("restored_from")
+                versions.append((at, text, restored if isinstance(restored, int) and not isinstance(restored, bool) else None))
+        current = self._get(conn, entry_id)
+        if current is not None and current.note and (not versions or versions[-1][1] != current.note):
+            versions.append((current.note_updated_at, current.note, None))  # merged in, not logged yet
+        now = current.note if current is not None else ""
+        last = len(versions)
+        return [
+            NoteVersion(i, at, text, restored, current=(i == last and text == now))
+            for i, (at, text, restored) in enumerate(versions, start=1)
+        ]
+
+    def note_history(self, entry_id: str) -> list[NoteVersion]:
+        """Every saved version of an entry's note, oldest first, numbered from 1 (the event log)."""
+        _check_id(entry_id)
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            return self._note_history(conn, entry_id)
+
+    def restore_note(self, entry_id: str, number: int) -> bool:
+        """Make version `number` of the note current again, as a new version (nothing is removed).
+        Returns False when the note already holds that text. UsageError for an unknown number."""
+        _check_id(entry_id)
+        with self._writing() as conn:
+            versions = self._note_history(conn, entry_id)
+            if not 1 <= number <= len(versions):
+                span = f"versions 1-{len(versions)}" if versions else "no saved versions"
+                raise UsageError(f"the note on '{entry_id}' has no version {number} ({span})")
+            return self._write_note(conn, entry_id, lambda old: versions[number - 1].text, {"restored_from": number})
 
     def set_section_note(self, section_id: str, text: str) -> None:
         _check_id(section_id, "section id")
@@ -566,6 +639,8 @@ class Store:
         have progress they are merged (newer state wins, notes both kept). One transaction;
         nothing is written when no stored id is an alias. Returns the (old, new) pairs moved.
         """
+        if self.read_only or self.damaged:
+            return []  # readers map aliases themselves (study.canonical_states); nothing to move here
         stored = self.states()
         moves = [(old, new) for old, new in alias_map.items() if old in stored and old != new]
         if not moves:
@@ -739,7 +814,7 @@ def _parse_export(data: Any) -> _ParsedExport:
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise UsageError(f"not a studytui progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
     version = data.get("version")
-    if not isinstance(version, int) or version > EXPORT_VERSION or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version > EXPORT_VERSION or version < 1:
         raise UsageError(f"unsupported export version {version!r} (this studytui reads version {EXPORT_VERSION})")
     out = _ParsedExport()
 
