@@ -721,7 +721,13 @@ class Store:
                         row = None
                     last_viewed = row[0] if row else None
                 finally:
-                    conn.execute("COMMIT")
+                    try:
+                        conn.execute("COMMIT")
+                    except sqlite3.DatabaseError:
+                        if not self.damaged:
+                            raise
+                        if conn.in_transaction:  # a read that hit the damage leaves an error to clear
+                            conn.execute("ROLLBACK")
         out = {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
