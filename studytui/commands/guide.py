@@ -188,7 +188,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     from studytui.output import console
 
     if not hits:
-        console().print(f"No entries match {query!r}.")
+        # The query is the learner's text, never Rich markup ('[/]' would crash); repr() shows
+        # control characters escaped.
+        console().print(f"No entries match {query!r}.", markup=False)
         return 0
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     table.add_column("id", style="cyan", no_wrap=True)
