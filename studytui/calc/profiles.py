@@ -37,6 +37,8 @@ def load_profile(path: str | Path) -> dict[str, Any]:
         raise UsageError(f"measured profile not found: {path}") from None
     except OSError as exc:
         raise UsageError(f"cannot read measured profile {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"measured profile {path} is not UTF-8 text") from None
     try:
         # libyaml's loader where present: profiles are long, and calculators must answer fast.
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -191,6 +193,7 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
     mem_bw: float | None = None
     mem_from = None
     link: float | None = None
+    link_gpus: int | None = None
     for result in run.get("results") or []:
         if not isinstance(result, dict) or result.get("status") != "accepted":
             continue
@@ -206,7 +209,10 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
                 mem_bw, mem_from = float(value), result.get("id")
         elif kind == LINK_KIND:
             link = max(link or 0.0, float(value))
-    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link}
+            gpus = (result.get("workload") or {}).get("gpus") if isinstance(result.get("workload"), dict) else None
+            if isinstance(gpus, int) and not isinstance(gpus, bool):
+                link_gpus = max(link_gpus or 0, gpus)
+    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link, "link_gpus": link_gpus}
 
 
 def _median(values: list[float]) -> float:
@@ -230,6 +236,7 @@ def summarize(profile: dict[str, Any]) -> dict[str, Any]:
         "peak_flops": {d: over_runs([c["peak_flops"][d] for c in per_run if d in c["peak_flops"]]) for d in dtypes},
         "mem_bw": over_runs([c["mem_bw"] for c in per_run if c["mem_bw"] is not None]),
         "link_bw_per_direction": over_runs([c["link_bw_per_direction"] for c in per_run if c["link_bw_per_direction"] is not None]),
+        "link_gpus": max((c["link_gpus"] for c in per_run if c.get("link_gpus")), default=None),
     }
 
 
@@ -290,9 +297,7 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
                 f"no measured profile for '{ident}' (run 'studytui measure' on that GPU, or pass --profile FILE)"
             )
     else:
-        path = Path(profile).expanduser()
-        if not path.is_file():
-            raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; not found: {profile}")
+        path = _profile_path(profile)
     data = _load_valid(path)
     summary = summarize(data)
     if summary["mem_bw"] is None and not summary["peak_flops"]:
@@ -301,8 +306,23 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
         "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
         "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
         "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
+        "link_gpus": summary.get("link_gpus"),
         "source": _source(path, data),
     }
+
+
+def _profile_path(profile: str) -> Path:
+    """A --profile FILE as a Path; any oddity (unknown ~user, NUL byte, too long, not a file) is one UsageError."""
+    shown = repr(profile) if any(ord(c) < 32 or c == "\x7f" for c in profile) else profile
+    try:
+        path = Path(profile).expanduser()
+        is_file = path.is_file()
+    except (RuntimeError, OSError, ValueError) as exc:
+        reason = "its home directory is unknown" if isinstance(exc, RuntimeError) else getattr(exc, "strerror", None) or str(exc)
+        raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; cannot use {shown}: {reason}") from None
+    if not is_file:
+        raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; not found: {shown}")
+    return path
 
 
 def _vendor_baselines(profile: dict[str, Any]) -> dict[str, float]:

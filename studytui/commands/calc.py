@@ -7,7 +7,14 @@ accept exactly the same inputs. Rich and YAML are imported only when a handler r
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
+
+# argparse takes '-4e9' or '-1us' for an option (only plain '-4' and '-.5' look numeric to it), so a
+# negative value with an exponent or a unit would fail as "expected one argument". Calculator flags
+# never start with a digit, so anything that does is a value, and the calculator's "must be
+# greater than zero" message is what the user sees.
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 
 _KIND_HINTS = {
     "int": "N",
@@ -25,7 +32,8 @@ _UNITS_HELP = """\
 units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal);
 FLOP rates 989TFLOP/s, '989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.
 precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).
-Every GPU figure is a vendor peak, not a measurement; times are lower bounds unless MFU/MBU < 1.
+Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1,
+and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.
 --json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); --explain prints every
 formula with the numbers substituted."""
 
@@ -82,11 +90,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             name, help=spec.title, description=spec.description, epilog=epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         )
+        p._negative_number_matcher = _NEGATIVE_VALUE  # see _NEGATIVE_VALUE
         for f in spec.fields:
             if f.kind == "bool":
                 p.add_argument(f.flag, dest=f.name, action="store_const", const="true", default=None, help=_field_help(f))
+                if f.default == "true":
+                    p.add_argument("--no-" + f.flag[2:], dest=f.name, action="store_const", const="false", default=None,
+                                   help=f"turn off {f.flag} ({f.label})")
             else:
                 p.add_argument(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f))
+        for old, (new, _convert) in spec.renamed.items():
+            # old flag names keep working, shown nowhere
+            p.add_argument("--" + old.replace("_", "-"), dest="_renamed_" + old, action="store_const", const="true",
+                           default=None, help=argparse.SUPPRESS)
         p.add_argument("--json", action="store_true", help="print one JSON object (SI units)")
         p.add_argument("--explain", action="store_true", help="print every formula with the numbers substituted")
         p.set_defaults(func=_run_calc, calc_name=name)
@@ -115,8 +131,11 @@ def _run_calc(args: argparse.Namespace) -> int:
 
     spec = CALCULATORS[args.calc_name]
     values = {f.name: getattr(args, f.name) for f in spec.fields if getattr(args, f.name) is not None}
+    for old in spec.renamed:
+        if getattr(args, "_renamed_" + old, None) is not None:
+            values[old] = getattr(args, "_renamed_" + old)
     try:
-        result = spec.run(values, data_dir=getattr(args, "data_dir", None))
+        result = spec.run(values, data_dir=getattr(args, "data_dir", None), strict=True)
     except FieldError as exc:
         flag = "--" + exc.field.replace("_", "-")
         raise UsageError(f"{flag}: {exc.message}") from None
