@@ -236,7 +236,6 @@ def summarize(profile: dict[str, Any]) -> dict[str, Any]:
         "peak_flops": {d: over_runs([c["peak_flops"][d] for c in per_run if d in c["peak_flops"]]) for d in dtypes},
         "mem_bw": over_runs([c["mem_bw"] for c in per_run if c["mem_bw"] is not None]),
         "link_bw_per_direction": over_runs([c["link_bw_per_direction"] for c in per_run if c["link_bw_per_direction"] is not None]),
-        "link_gpus": max((c["link_gpus"] for c in per_run if c.get("link_gpus")), default=None),
     }
 
 
@@ -306,7 +305,7 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
         "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
         "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
         "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
-        "link_gpus": summary.get("link_gpus"),
+        "link_gpus": max((run_ceilings(r).get("link_gpus") or 0 for r in data.get("runs") or [] if isinstance(r, dict)), default=0) or None,
         "source": _source(path, data),
     }
 
@@ -374,4 +373,44 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
         "mem_bw": summary["mem_bw"],
         "link_bw_per_direction": summary["link_bw_per_direction"],
     }
-    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data))
+    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data),
+                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)])
+
+
+def _five_fields(run: dict[str, Any]) -> dict[str, str]:
+    """One run's five fields (the guide admits no number without them), each as one short line."""
+    hw = run.get("hardware") or {}
+    clocks = hw.get("clocks") or {}
+    hardware = ", ".join(str(x) for x in (
+        hw.get("name"), f"{hw['gpu_count']} GPUs" if hw.get("gpu_count") else None,
+        f"{hw['sm_count']} SMs" if hw.get("sm_count") else None,
+        f"driver {hw['driver']}" if hw.get("driver") else None,
+        f"SM clock max {clocks['sm_max_mhz']} MHz" if clocks.get("sm_max_mhz") else None,
+        f"power limit {hw['power_limit_w']:g} W" if isinstance(hw.get("power_limit_w"), (int, float)) else None,
+    ) if x)
+    wl = run.get("workload") or {}
+    parts = []
+    if wl.get("bandwidth_buffer_bytes"):
+        parts.append("copy/reduce buffers " + ", ".join(f"{b / 2**20:g} MiB" for b in wl["bandwidth_buffer_bytes"]))
+    if wl.get("gemm_sizes"):
+        parts.append("GEMMs " + ", ".join(map(str, wl["gemm_sizes"])))
+    if wl.get("collective_bytes"):
+        parts.append("NCCL all-reduce " + ", ".join(f"{b / 2**20:g} MiB" for b in wl["collective_bytes"]))
+    if wl.get("warmup") is not None and wl.get("repetitions") is not None:
+        parts.append(f"{wl['warmup']} warm-up + {wl['repetitions']} timed runs, median")
+    precision = run.get("precision")
+    baseline = run.get("baseline") or {}
+    correctness = run.get("correctness") or {}
+    software = run.get("software") or {}
+    return {
+        "date": str(run.get("date", "")),
+        "hardware": hardware or str(hw),
+        "workload": "; ".join(parts) or str(wl),
+        "precision": ", ".join(map(str, precision)) if isinstance(precision, list) else str(precision),
+        "baseline": baseline.get("what", str(baseline)) + (f" ({baseline['catalog_id']})" if baseline.get("catalog_id") else "")
+        if isinstance(baseline, dict) else str(baseline),
+        "correctness": (" ".join(str(correctness.get("method", "")).split())
+                        + (f" ({correctness['passed']} passed, {correctness.get('failed', 0)} failed)" if "passed" in correctness else ""))
+        if isinstance(correctness, dict) else str(correctness),
+        "software": ", ".join(f"{k} {v}" for k, v in software.items()) if isinstance(software, dict) else str(software),
+    }

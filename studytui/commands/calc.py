@@ -249,14 +249,22 @@ def _print_gpu(acc: Any) -> None:
         extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
         table.add_row(f"peak {dtype} (dense)", format_flops_rate(value) + extra)
     table.add_row("HBM bandwidth", format_rate(acc.mem_bw))
-    if acc.memory_bytes:
+    if acc.memory_datasheet_bytes:
+        table.add_row("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
+                      f"(datasheet {acc.memory_gb:g} {acc.memory_unit}); the calculators use the reported figure")
+    elif acc.memory_bytes:
         table.add_row("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)")
     if acc.link_bw_bidir:
         table.add_row("scale-up link", f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = {format_rate(acc.link_bw_per_direction)} per direction")
         if acc.interconnect_domain:
             table.add_row("link domain", str(acc.interconnect_domain))
+        if acc.axis_bw_per_direction:
+            table.add_row("ring along one torus axis", f"{format_rate(acc.axis_bw_per_direction)} one way (what collectives use)")
     else:
         table.add_row("scale-up link", str(acc.interconnect_name or "none"))
+    if acc.scale_out_bw_per_direction:
+        table.add_row("scale-out network", f"{acc.scale_out_name}: {format_rate(acc.scale_out_bw_per_direction)} per GPU per direction "
+                      f"({acc.scale_out_source})")
     if acc.sm_count:
         table.add_row("SMs", str(acc.sm_count))
     for key, label in (("l2_mb", "L2 (MB)"), ("llc_mb", "last-level cache (MB)"), ("boost_clock_mhz", "boost clock (MHz)"), ("tdp_w", "power (W)"), ("host_interface", "host interface")):
@@ -320,3 +328,7 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
     out.print()
     out.print(table)
     out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")
+    for i, run in enumerate(measured.get("evidence") or [], 1):
+        out.print(f"\n[bold]How it was measured (run {i}, {run['date']})[/]")
+        for key in ("hardware", "workload", "precision", "baseline", "correctness", "software"):
+            out.print(f"  {key}: {run[key]}", markup=False, highlight=False)
