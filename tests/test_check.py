@@ -131,6 +131,8 @@ CLAIM_OK = (
     "            precision: bf16\n"
     "            baseline: cuBLAS 12.4\n"
     "            correctness: 'max abs error vs fp32 reference'\n"
+    "            software: 'CUDA 12.4, driver 550'\n"
+    "            algorithm: 'warp-specialized persistent GEMM, 128x256 tiles'\n"
 )
 
 
@@ -146,7 +148,7 @@ def test_claim_with_all_fields_admitted(broken, capsys):
     assert code == 0, out
 
 
-@pytest.mark.parametrize("field", ["hardware", "workload", "precision", "baseline", "correctness"])
+@pytest.mark.parametrize("field", ["hardware", "workload", "precision", "baseline", "correctness", "software", "algorithm"])
 def test_claim_missing_a_field_rejected(broken, capsys, field):
     claim = "\n".join(l for l in CLAIM_OK.splitlines() if not l.strip().startswith(field + ":")) + "\n"
     _add_claim(broken / "sections" / "02-kernel-optimization.yaml", claim)
