@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "studytui.commands.study",
     "studytui.commands.calc",
     "studytui.commands.measure",
+    "studytui.commands.guide_diff",
 )
 
 
@@ -43,6 +44,8 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--version", action="version", version=f"studytui {__version__}")
     parser.add_argument("--data-dir", metavar="DIR", help="where progress and notes live (default: see 'studytui where')")
     parser.add_argument("--content", metavar="DIR", help="load the guide from DIR instead of the bundled content")
+    parser.add_argument("--readme", metavar="FILE",
+                        help="with no command: open the app on 'What changed in the guide' for this newer copy of its README")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMAND_MODULES:
         try:
@@ -66,6 +69,7 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
     quick = ArgumentParser(prog="studytui", add_help=False)
     quick.add_argument("--data-dir")
     quick.add_argument("--content")
+    quick.add_argument("--readme")
     args, rest = quick.parse_known_args(list(argv))
     if rest:
         return None

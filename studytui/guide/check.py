@@ -54,7 +54,7 @@ def _line_of_entry(files: dict, entry) -> int:
     yf = files.get(entry.source_file)
     if yf is None:
         return 1
-    m = re.search(rf"(?m)^\s*-?\s*id:\s*['\"]?{re.escape(entry.id)}['\"]?\s*$", yf.text)
+    m = re.search(rf"(?m)^[ \t]*-?[ \t]*id:[ \t]*['\"]?{re.escape(entry.id)}['\"]?[ \t]*$", yf.text)
     return yf.text.count("\n", 0, m.start()) + 1 if m else 1
 
 
