@@ -82,6 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _app_only_args(argv)
     if args is None:
         args = build_parser().parse_args(argv)
+    if args.command is not None and getattr(args, "readme", None):
+        sys.stderr.write("studytui: error: --readme opens the app on what changed in the guide; "
+                         "with a command, use 'studytui guide diff FILE' instead\n")
+        return 2
     try:
         if args.command is None:
             from studytui.tui_launch import launch
