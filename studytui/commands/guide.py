@@ -121,6 +121,8 @@ def _entry_markdown(e) -> str:
     if e.date:
         label = "Verified on" if e.section_id == "frontier" else "Added to the guide"
         lines.append(f"*{label}:* {e.date}")
+    if e.placement == "inferred":
+        lines.append("*Placement:* inferred (placed from the update notes; position not confirmed)")
     if e.url:
         lines.append(f"*Source:* <{e.url}>")
     else:
@@ -281,7 +283,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         s = report.stats()
         sys.stdout.write(
             f"ok: {s['entries']} entries in {s['sections']} sections ({s['primary']} primary sources, "
-            f"{s['secondary']} secondary for orientation, {s['watchlist_without_url']} watchlist items without a link), "
+            f"{s['secondary']} books, courses or blogs, {s['watchlist_without_url']} watchlist items without a link), "
             f"{s['glossary_terms']} glossary terms\n"
         )
         return 0
