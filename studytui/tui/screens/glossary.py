@@ -11,6 +11,7 @@ from textual.widgets import Footer, Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.guide.model import GlossaryTerm, Guide
+from studytui.tui.widgets.inputs import OrderedInput
 
 
 class GlossaryScreen(Screen[None]):
@@ -30,7 +31,7 @@ class GlossaryScreen(Screen[None]):
         yield Static(f"Glossary · {len(self._terms)} terms", id="status")
         with Horizontal(id="body"):
             with Vertical(id="glossary-left"):
-                yield Input(placeholder="Filter terms", id="glossary-filter")
+                yield OrderedInput(placeholder="Filter terms", id="glossary-filter")
                 yield OptionList(*self._options(""), id="glossary-terms")
             yield Markdown(id="glossary-detail", open_links=False)
         yield Footer()

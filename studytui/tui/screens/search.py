@@ -13,6 +13,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.tui.format import state_glyph
+from studytui.tui.widgets.inputs import OrderedInput
 
 if TYPE_CHECKING:
     from studytui.tui.app import StudyApp
@@ -43,7 +44,7 @@ class SearchScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
-            search_input = Input(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
+            search_input = OrderedInput(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
             search_input.cursor_blink = self.study_app.cursor_blink
             yield search_input
             yield Static(HINT, id="search-hint")
