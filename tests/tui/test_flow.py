@@ -1,0 +1,34 @@
+"""The study flow as a learner meets it (issue 12): Continue, glossary typing, help keys."""
+
+from __future__ import annotations
+
+from studytui.tui.commands import StudyCommands
+from studytui.tui.screens.main import MainScreen
+
+from .support import screen_text
+
+
+def current_id(app):
+    screen = app.screen
+    assert isinstance(screen, MainScreen)
+    return screen.current_entry.id if screen.current_entry else None
+
+
+async def palette_titles(app, query: str) -> list[str]:
+    provider = StudyCommands(app.screen)
+    await provider.startup()
+    return [hit.text async for hit in provider.search(query)]
+
+
+async def test_continue_offers_the_first_pending_entry_after_a_search_jump(make_app, store):
+    store.set_state("roofline", "done")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("slash", *"stream k")
+        await pilot.pause(0.2)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert current_id(app) == "stream-k"
+        titles = await palette_titles(app, "Continue")
+        assert "Continue: CUDA C++ basics" in titles  # not the entry after Stream-K
+        assert not any(t.startswith("Continue: FlashAttention") for t in titles)
