@@ -61,7 +61,9 @@ class StudyCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
         app = self.study_app
-        hits = app.search_index.search(query, limit=ENTRY_HITS)
+        # "Entry: Stream-K" is what the palette shows; the words after "Entry:" are the query.
+        words_only = query.split(":", 1)[1] if query.lower().startswith("entry:") else query
+        hits = app.search_index.search(words_only, limit=ENTRY_HITS)
         if not hits:
             return
         best = hits[0].score or 1.0

@@ -32,3 +32,26 @@ async def test_continue_offers_the_first_pending_entry_after_a_search_jump(make_
         titles = await palette_titles(app, "Continue")
         assert "Continue: CUDA C++ basics" in titles  # not the entry after Stream-K
         assert not any(t.startswith("Continue: FlashAttention") for t in titles)
+
+
+async def test_search_hint_counts_honestly_and_offers_no_jump_without_results(make_app):
+    from studytui.tui.screens import search as search_module
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("slash")
+        await pilot.pause()
+        screen = app.screen
+        search_module.RESULT_LIMIT, limit = 1, search_module.RESULT_LIMIT
+        try:
+            shown = screen.filter("flashattention")
+        finally:
+            search_module.RESULT_LIMIT = limit
+        hint = str(screen.query_one("#search-hint").render())
+        total = len(app.search_index.search("flashattention", note_texts={}))
+        assert shown == 1 and total > 1 and f"1 of {total} matches" in hint
+        assert screen.filter("zzzqqq") == 0
+        hint = str(screen.query_one("#search-hint").render())
+        assert "Enter jumps" not in hint and "No entry" in hint
+        assert screen.filter("stream k") == 1
+        assert "1 match," in str(screen.query_one("#search-hint").render())

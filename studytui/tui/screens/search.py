@@ -61,9 +61,11 @@ class SearchScreen(ModalScreen[str | None]):
         results = self.query_one(OptionList)
         app = self.study_app
         options: list[Option] = []
+        total = 0
         if query.strip():
-            hits = app.search_index.search(query, limit=RESULT_LIMIT, note_texts=self._notes)
-            for hit in hits:
+            every = app.search_index.search(query, note_texts=self._notes)
+            total = len(every)
+            for hit in every[:RESULT_LIMIT]:
                 entry = hit.entry
                 line = Content(f"{state_glyph(app.state_of(entry.id))} {entry.title}")
                 where = f"\n  {entry.section_title}"
@@ -75,10 +77,13 @@ class SearchScreen(ModalScreen[str | None]):
         if options:
             results.highlighted = 0
         hint = self.query_one("#search-hint", Static)
-        if query.strip():
-            hint.update(f"{len(options)} match{'es' if len(options) != 1 else ''}. Enter jumps · Esc closes")
-        else:
+        if not query.strip():
             hint.update(HINT)
+        elif not options:
+            hint.update("No entry or note matches every word. Esc closes")
+        else:
+            count = f"{len(options)} of {total} matches" if total > len(options) else f"{total} match{'es' if total != 1 else ''}"
+            hint.update(f"{count}, best first. Enter jumps · Esc closes")
         return len(options)
 
     def on_input_changed(self, event: Input.Changed) -> None:
