@@ -55,3 +55,28 @@ async def test_search_hint_counts_honestly_and_offers_no_jump_without_results(ma
         assert "Enter jumps" not in hint and "No entry" in hint
         assert screen.filter("stream k") == 1
         assert "1 match," in str(screen.query_one("#search-hint").render())
+
+
+async def test_glossary_filter_takes_typing_at_once(make_app):
+    from studytui.tui.screens.glossary import GlossaryScreen
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g", *"kv")
+        await pilot.pause()
+        assert isinstance(app.screen, GlossaryScreen)
+        terms = app.screen.query_one("#glossary-terms")
+        assert app.screen.query_one("#glossary-filter").value == "kv"
+        assert terms.option_count == 1 and "Keys and values kept" in screen_text(app)
+        # Typing with the list focused still filters.
+        terms.focus()
+        await pilot.press("backspace", "backspace")
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.screen.query_one("#glossary-filter").value == "kvx"
+        await pilot.press("backspace", "backspace", "backspace", *"arith")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert current_id(app) == "roofline"
