@@ -20,8 +20,9 @@ STATE_NAMES = ("pending", "learning", "done", "skipped")  # the store's STATES, 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "next", help="the next entry to study",
-        description="Show the first entry after the one you viewed last that is still pending (in guide "
-        "order, wrapping to the start; a fresh start begins with Start here) and remember it as viewed.",
+        description="Show the first pending entry in guide order from where you are: after the entry you "
+        "last marked or opened the source of (wrapping to the start; a fresh start begins with Start here). "
+        "Showing changes nothing: run it again and you get the same entry until you mark it or open it.",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output (the entry object, or null)")
     p.set_defaults(func=cmd_next)
@@ -156,14 +157,13 @@ def _entry_text(entry: Any):  # -> rich.text.Text
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    from studytui.study import next_entry, progress_summary
+    from studytui.study import continue_entry, progress_summary
 
     guide, store = _open(args)
     with store:
         states = store.states()
-        entry = next_entry(guide, states, store.last_viewed())
-        if entry is not None:
-            store.set_last_viewed(entry.id)
+        # Showing is not studying: nothing is written, so asking again gives the same entry.
+        entry = continue_entry(guide, states)
     if args.json:
         from studytui.output import print_json
 
