@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "studytui.commands.study",
     "studytui.commands.calc",
     "studytui.commands.measure",
+    "studytui.commands.takealong",
 )
 
 
