@@ -43,6 +43,7 @@ MAX_ID_CHARS = 200
 SKIP_DIRS = {".obsidian", ".git", ".trash", ".stfolder", "node_modules"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_MARK_LINE = re.compile(r"^studytui[ \t]*:", re.M)  # our mark, seen even when the YAML around it is broken
 _SAFE = re.compile(r"[^a-z0-9.-]+")
 
 _Loader = None
@@ -157,7 +158,11 @@ def scan(root: Path) -> Scan:
                     result.others.add(rel)
                     continue
                 split = split_front_matter(head.decode("utf-8", "replace"))
-                if split is None or _parse_meta(split[0]) is None or MARK not in (_parse_meta(split[0]) or {}):
+                meta = _parse_meta(split[0]) if split is not None else None
+                if meta is None and split is not None and _MARK_LINE.search(split[0]):
+                    result.problems.append(f"{shown(rel)}: its front matter cannot be read (it is not valid YAML)")
+                    continue
+                if meta is None or MARK not in meta:
                     result.others.add(rel)
                     continue
                 if st.st_size > MAX_FILE_BYTES:
