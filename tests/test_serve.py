@@ -159,17 +159,28 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
                     assert time.monotonic() < deadline, f"'d' in the browser did not mark the entry done: {p}"
                     time.sleep(0.3)
                 assert p["sections"][0]["done"] == 1
+                # A note typed in the browser, the server stopped at once: the tab's app saves it on the way out.
+                page.keyboard.press("e")
+                page.wait_for_timeout(800)
+                page.keyboard.type("typed in the browser")
+                deadline = time.monotonic() + 30
+                while "typed in the browser" not in "".join(received):  # the app has it on screen
+                    assert time.monotonic() < deadline, "the typed note never showed in the app"
+                    page.wait_for_timeout(50)
                 shot = os.environ.get("STUDYTUI_SERVE_SCREENSHOT")
                 if shot:  # scripts and the README's picture: STUDYTUI_SERVE_SCREENSHOT=docs/serve.png
                     page.wait_for_timeout(500)
                     page.screenshot(path=shot)
+                out = stop_server(proc)  # Ctrl+C while the tab is still open
             finally:
                 browser.close()
     finally:
-        out = stop_server(proc)
+        if proc.poll() is None:
+            out = stop_server(proc)
     assert f"serving the study app at http://127.0.0.1:{port}" in out and str(data) in out
     assert "server stopped" in out and "Traceback" not in out
     # The terminal commands see the same store: the entry the browser marked.
     done = subprocess.run([*CLI, "--data-dir", str(data), "export", "-", "--format", "json"], capture_output=True, text=True, check=True)
-    states = {e["entry_id"]: e["state"] for e in json.loads(done.stdout)["entries"]}
-    assert states.get(first.id) == "done"
+    entries = {e["entry_id"]: e for e in json.loads(done.stdout)["entries"]}
+    assert entries[first.id]["state"] == "done"
+    assert entries[first.id]["note"] == "typed in the browser"
