@@ -39,7 +39,6 @@ SHA_KEY = "studytui_sha256"
 HEAD_BYTES = 64 * 1024  # front matter must end within this: enough for ours, cheap for big files
 MAX_FILE_BYTES = 8 * 1024 * 1024  # an entry file (note) larger than this is refused
 MAX_FILES = 50_000  # Markdown files scanned at most
-MAX_ID_CHARS = 200
 SKIP_DIRS = {".obsidian", ".git", ".trash", ".stfolder", "node_modules"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
@@ -478,10 +477,9 @@ class VaultImportReport:
 
 
 def _check_id(value: Any, rel: str) -> str:
+    """The same rule as a JSON import: any non-empty text (odd ids are kept as orphans, shown escaped)."""
     if not isinstance(value, str) or not value.strip():
         raise UsageError(f"{shown(rel)}: front matter 'id' must be a non-empty text, not {shown(repr(value))[:80]}; nothing was changed")
-    if _CONTROL.search(value) or len(value) > MAX_ID_CHARS:
-        raise UsageError(f"{shown(rel)}: front matter id {shown(value)[:80]!s} is not an entry id; nothing was changed")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
