@@ -428,7 +428,9 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
         "link_bw_per_direction": summary["link_bw_per_direction"],
     }
     return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data),
-                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)])
+                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+                link_bw_by_gpus={n: v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
+                collectives=collective_table(data))
 
 
 def _five_fields(run: dict[str, Any]) -> dict[str, str]:
