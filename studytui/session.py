@@ -27,7 +27,7 @@ from typing import Iterable, Mapping, Protocol
 from studytui.errors import StudyError
 from studytui.guide.model import Entry, Guide
 from studytui.state import State
-from studytui.store.model import EntryProgress, conflict_separator, merge_notes
+from studytui.store.model import EntryProgress, NoteVersion, merge_notes
 from studytui.study import Summary, canonical_states, first_entry, next_entry, progress_summary
 
 # Named in the line kept between two versions of a note.
@@ -49,7 +49,10 @@ class SessionStore(Protocol):
     def data_version(self) -> int | None: ...
     def last_viewed(self) -> str | None: ...
     def set_last_viewed(self, entry_id: str) -> None: ...
-    def events(self, entry_id: str | None = None, limit: int | None = None) -> list[dict]: ...
+    def note_history(self, entry_id: str) -> list[NoteVersion]: ...
+    def restore_note(self, entry_id: str, number: int) -> bool: ...
+    @property
+    def read_only(self) -> bool: ...
 
 
 class NoteDraft:
@@ -121,16 +124,6 @@ class Change:
     def of(cls, entry_id: str, note: bool = False) -> "Change":
         ids = frozenset((entry_id,))
         return cls(ids, ids if note else frozenset())
-
-
-@dataclass(frozen=True)
-class NoteVersion:
-    """One saved version of a note, from the event log (oldest is first written)."""
-
-    at: str | None
-    text: str
-    current: bool = False  # the text stored now
-    logged: bool = True  # False: stored now but not in the log (e.g. merged by an import)
 
 
 class NotesNotSaved(StudyError):
@@ -221,7 +214,7 @@ class StudySession:
     def read_only(self) -> bool:
         """The store was opened read-only (a read-only mount or copy): reading works, writes are
         refused. Stores without the notion are writable."""
-        return bool(getattr(self.store, "read_only", False))
+        return self.store.read_only
 
     @property
     def has_unsaved(self) -> bool:
@@ -381,32 +374,19 @@ class StudySession:
 
     # --- history ------------------------------------------------------------------------------
     def note_history(self, entry_id: str) -> list[NoteVersion]:
-        """Every saved version of the note, newest first. The event log keeps each version's
-        full text; the stored text is marked current (and listed even if the log lacks it)."""
-        stored = self.store.progress(entry_id)
-        versions: list[NoteVersion] = []
-        for event in self.store.events(entry_id):
-            data = event.get("data")
-            if event.get("kind") == "note" and isinstance(data, dict) and isinstance(data.get("text"), str):
-                versions.append(NoteVersion(event.get("at"), data["text"]))
-        versions.reverse()
-        if versions and versions[0].text == stored.note:
-            versions[0] = NoteVersion(versions[0].at, stored.note, current=True)
-        elif stored.note:
-            versions.insert(0, NoteVersion(stored.note_updated_at, stored.note, current=True, logged=False))
-        return versions
+        """Every saved version of the note, newest first (the store numbers them from 1, oldest
+        first; the event log keeps each version's full text)."""
+        return list(reversed(self.store.note_history(entry_id)))
 
     def restore_note(self, entry_id: str, version: NoteVersion) -> Change:
-        """Make an old version the note again. The version replaced stays in the history; if it
-        was never logged (an import merged it), it is kept below the restored text instead."""
+        """Make an old version the note again, as a new version: the one it replaces stays in the
+        history, so a restore can itself be undone. The note being typed is saved first."""
         change = self.flush()
-        history = self.note_history(entry_id)
-        current = history[0] if history and history[0].current else None
-        text = version.text
-        if current is not None and not current.logged and current.text != text:
-            text = text + conflict_separator("the note before this restore", current.at, None) + current.text
-        base = current.text if current is not None else ""
-        return change | self.save_note(entry_id, text, base=base)
+        self.store.restore_note(entry_id, version.number)
+        change = change | self._refresh_entry(entry_id) | Change.of(entry_id, note=True)
+        if self.draft.entry_id == entry_id:
+            self.draft.start(entry_id, _note(self.progress, entry_id))
+        return change
 
     def remember_last_viewed(self, entry_id: str) -> None:
         self.store.set_last_viewed(entry_id)

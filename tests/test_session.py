@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from studytui.errors import StoreError
-from studytui.session import NoteVersion, NotesNotSaved, StudySession
+from studytui.session import NotesNotSaved, StudySession
 from studytui.store import open_store
 
 from tests.tui.support import build_guide
@@ -243,18 +243,3 @@ def test_history_lists_every_version_newest_first_and_restores_one(session, cli,
     assert session.draft.text == "first"
     # The replaced version is still in the history: restoring is never a loss.
     assert [v.text for v in session.note_history("roofline")][:2] == ["first", "from the CLI"]
-
-
-def test_restoring_over_a_version_the_log_lacks_keeps_it(session, store, data):
-    import sqlite3
-
-    session.save_note("roofline", "an old version")
-    # A note that reached the store without a log entry (merged by an import, hand-edited).
-    with sqlite3.connect(store.path) as raw:
-        raw.execute("UPDATE entries SET note = 'merged text' WHERE entry_id = 'roofline'")
-    session.check_external()
-    history = session.note_history("roofline")
-    assert history[0].text == "merged text" and history[0].current and not history[0].logged
-    session.restore_note("roofline", history[1])
-    stored = store.get_note("roofline")
-    assert stored.startswith("an old version") and stored.endswith("merged text")

@@ -127,8 +127,7 @@ async def test_notes_survive_a_restart(make_app, data_dir):
     store2 = open_store(data_dir)
     app2 = make_app(store=store2)
     async with app2.run_test() as pilot:
-        await pilot.pause()
-        assert "kept" in screen_text(app2)
+        assert await wait_until(pilot, lambda: "kept" in screen_text(app2))
     store2.close()
 
 

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from studytui.session import NoteVersion
+from studytui.store.model import NoteVersion
 from studytui.tui.format import short_timestamp, visible_controls
 
 PREVIEW_CHARS = 20_000  # of a version shown here; the whole text is restored

@@ -20,7 +20,8 @@ from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
 
 if TYPE_CHECKING:
-    from studytui.session import Change, NoteVersion
+    from studytui.session import Change
+    from studytui.store.model import NoteVersion
     from studytui.study import Counts
     from studytui.tui.widgets.note_panel import NoteEditor
     from studytui.tui.app import StudyApp
