@@ -25,6 +25,7 @@ from studytui.handoff import browser_available, check_link, in_tmux, osc52_copy_
 from studytui.session import Change, NoteDraft, NotesNotSaved, StudySession
 from studytui.study import Summary
 from studytui.store import EntryProgress, Store
+from studytui.tui.compat import use_no_color_filter, write_to_terminal
 from studytui.tui.format import visible_controls
 from studytui.tui.registry import Registry, build_registry
 
@@ -87,9 +88,7 @@ class StudyApp(App[None]):
         """NO_COLOR: draw in the terminal's own default colours, meaning carried by glyphs, words,
         bold, underline and reverse. (Textual's greyscale filter for truecolor themes still emits
         grey colours, and turns the ANSI theme's default colours black.)"""
-        from textual.filter import Monochrome, NoColor
-
-        self._filters = [NoColor() if isinstance(f, Monochrome) else f for f in self._filters]
+        use_no_color_filter(self)
         self.theme = NO_COLOR_THEME
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -302,9 +301,7 @@ class StudyApp(App[None]):
     def write_to_terminal(self, sequence: str) -> None:
         """Send a control sequence to the terminal (Textual's own copy_to_clipboard does the same,
         but cannot wrap it for tmux)."""
-        driver = self._driver
-        if driver is not None:
-            driver.write(sequence)
+        write_to_terminal(self, sequence)
 
     def copy_text(self, text: str) -> None:
         """Put `text` on the clipboard with OSC 52, wrapped for tmux when $TMUX is set."""

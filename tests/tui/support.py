@@ -87,7 +87,9 @@ def build_guide() -> Guide:
 
 def screen_text(app: "StudyApp") -> str:
     """Everything on screen as plain text, one line per row."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    from studytui.tui.compat import screen_lines
+
+    return "\n".join(strip.text for strip in screen_lines(app))
 
 
 async def wait_until(pilot: Any, condition: Any, timeout: float = 10.0, step: float = 0.05) -> bool:

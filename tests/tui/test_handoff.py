@@ -7,6 +7,8 @@ import base64
 from studytui.tui.screens.handoff import HandoffDialog
 from studytui.tui.screens.main import MainScreen
 
+from studytui.tui.compat import notifications
+
 from .support import DESKTOP_ENV, HEADLESS_LINUX_ENV, SSH_ENV, screen_text
 
 URL = "https://example.org/roofline"
@@ -164,7 +166,7 @@ async def test_note_links_go_through_the_one_hand_off_policy(make_app, store):
             preview.post_message(Markdown.LinkClicked(preview, href))
             await pilot.pause()
         assert opened == [] and written == []  # nothing reached the browser or the clipboard
-        refused = [n for n in app._notifications if n.title == "Link refused"]
+        refused = [n for n in notifications(app) if n.title == "Link refused"]
         assert len(refused) == 4
         preview.post_message(Markdown.LinkClicked(preview, "https://example.org/ok"))
         await pilot.pause()

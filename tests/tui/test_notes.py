@@ -13,6 +13,8 @@ from studytui.tui.screens.main import MainScreen
 from studytui.tui.widgets import note_panel
 from studytui.tui.widgets.note_panel import AUTOSAVE_DELAY, NoteEditor, NotePanel, note_preview_markdown
 
+from studytui.tui.compat import notifications, screen_lines
+
 from .support import screen_text, wait_until
 
 
@@ -192,7 +194,7 @@ async def test_E_keeps_both_when_the_note_changed_while_the_editor_was_open(make
         stored = store.get_note("roofline")
         assert "before and edited in $EDITOR" in stored
         assert "written from the CLI while the editor was open" in stored
-        assert any(n.title == "Both versions kept" for n in app._notifications)
+        assert any(n.title == "Both versions kept" for n in notifications(app))
     other.close()
 
 
@@ -276,7 +278,7 @@ async def test_a_refused_save_keeps_the_note_and_retries(make_app, store):
         await pilot.press(*"precious", "escape")
         await pilot.pause()
         assert app.draft.dirty and app.draft.text == "precious"  # kept, not dropped
-        assert any("Note not saved" in (n.title or "") for n in app._notifications)
+        assert any("Note not saved" in (n.title or "") for n in notifications(app))
         app.jump_to("stream-k")  # still refused: set aside, not lost
         await pilot.pause()
         app.jump_to("roofline")
@@ -310,7 +312,7 @@ async def test_a_refused_mark_is_reported_not_crashing(make_app, store):
         await pilot.press("d")
         await pilot.pause()
         assert app.state_of("roofline") == "pending"
-        assert any("Not saved" in (n.title or "") for n in app._notifications)
+        assert any("Not saved" in (n.title or "") for n in notifications(app))
     assert store.progress("roofline").state == "pending"
 
 
@@ -321,7 +323,7 @@ async def test_the_editor_never_sends_control_characters_to_the_terminal(make_ap
     async with app.run_test(size=(120, 40)) as pilot:
         editor = await start_editing(app, pilot)
         assert editor.text == note  # the text keeps its bytes
-        segments = [seg.text for strip in app.screen._compositor.render_strips() for seg in strip]
+        segments = [seg.text for strip in screen_lines(app) for seg in strip]
         assert not any(ch in text for text in segments for ch in ("\x1b", "\x9b"))
         assert "a␛]0;pwned" in screen_text(app)  # shown as control pictures
         await pilot.press("escape")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from studytui.tui.compat import line_filters
+
 import argparse
 from pathlib import Path
 
@@ -68,7 +70,7 @@ async def test_no_color_is_honoured(make_app, store, monkeypatch):
     async with app.run_test() as pilot:
         await pilot.pause()
         assert app.no_color
-        assert [type(f).__name__ for f in app._filters if type(f).__name__ in ("Monochrome", "NoColor")] == ["NoColor"]
+        assert [type(f).__name__ for f in line_filters(app) if type(f).__name__ in ("Monochrome", "NoColor")] == ["NoColor"]
         assert app.theme == "ansi-dark"
         await pilot.press("t")
         await pilot.pause()

@@ -147,7 +147,7 @@ class ChoiceField(Widget, can_focus=True):
 
         self.app.push_screen(ChoiceList(self.title, self._options, self._value), chosen)
 
-    def _on_click(self, event: events.Click) -> None:
+    def on_click(self, event: events.Click) -> None:
         event.stop()
         self.focus()
         self.action_open()

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static, Tree
 
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.handoff import check_link
+from studytui.tui.compat import key_bindings
 from studytui.errors import StudyError
 from studytui.tui.format import fraction_bar, percent, short_timestamp
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
@@ -58,7 +59,7 @@ class MainScreen(Screen[None]):
         self._pending_last_viewed: str | None = None
         # Registered screens (glossary, policy, calculators...) get their keys here, with ids
         # users can remap like any other binding.
-        keys = self._bindings.key_to_bindings
+        keys = key_bindings(self)
         for spec in self.study_app.registry.screens.values():
             if spec.key:
                 binding = Binding(

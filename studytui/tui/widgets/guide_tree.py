@@ -13,6 +13,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from studytui.guide.model import Entry, Guide, Section, Subsection
+from studytui.tui.compat import lay_out_tree
 from studytui.tui.format import state_glyph
 
 NodeData = Union[Entry, Section, Subsection]
@@ -68,7 +69,8 @@ class GuideTree(Tree[NodeData]):
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Tree measures every line on each rebuild by rendering its label; ours are plain
         # one-line Text, so their length is enough (and keeps large sections cheap).
-        label = node._label
+        label = node.label
+        assert isinstance(label, Text)
         return label.cell_len + (2 if node.allow_expand else 0)
 
     # --- structure ----------------------------------------------------------------------------
@@ -109,7 +111,7 @@ class GuideTree(Tree[NodeData]):
             parent.expand()
             parent = parent.parent
         # Tree lays out lines lazily; build them now so the node has a line to move to.
-        self._tree_lines  # noqa: B018
+        lay_out_tree(self)
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
+from studytui.tui.compat import key_bindings
+
 
 class OrderedInput(Input):
     """`Input` that runs its own key bindings in order with typed and pasted text."""
 
-    async def _on_key(self, event: events.Key) -> None:
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+    async def on_key(self, event: events.Key) -> None:
+        for binding in key_bindings(self).get(event.key, ()):
             if binding.priority:
                 continue  # the App has already offered this key to priority bindings
             if await self.app.run_action(binding.action, self):
