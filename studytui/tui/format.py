@@ -8,9 +8,11 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-# One glyph and one word per state: state is never conveyed by colour alone.
-STATE_GLYPHS = {"pending": "○", "learning": "◐", "done": "●", "skipped": "⊘"}
-STATE_WORDS = {"pending": "pending", "learning": "learning", "done": "done", "skipped": "skipped"}
+from studytui.state import State, glyph_of
+
+# One glyph and one word per state (from studytui.state.State): never colour alone.
+STATE_GLYPHS = {s.value: s.glyph for s in State}
+STATE_WORDS = {s.value: s.word for s in State}
 
 # C0/C1 control characters other than tab and newline. Notes are user text: an escape sequence in
 # a note must show as text, never reach the terminal.
@@ -18,7 +20,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def state_glyph(state: str) -> str:
-    return STATE_GLYPHS.get(state, "?")
+    return glyph_of(state)
 
 
 def visible_controls(text: str) -> str:

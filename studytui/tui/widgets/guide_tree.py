@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Union
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -18,12 +19,26 @@ from studytui.tui.format import state_glyph
 
 NodeData = Union[Entry, Section, Subsection]
 
-# Rich style names: the tree uses Rich Text labels. Colour is a hint; glyphs carry the meaning.
-STATE_STYLES = {"pending": "", "learning": "bold yellow", "done": "green", "skipped": "dim"}
+# Colour is a hint; glyphs carry the meaning. Styles come from these component classes (see
+# DEFAULT_CSS), so a theme or the user's CSS can change them.
+STATE_CLASSES = {
+    "learning": "guide-tree--learning",
+    "done": "guide-tree--done",
+    "skipped": "guide-tree--skipped",
+    "covered": "guide-tree--covered",
+}
 
 
 class GuideTree(Tree[NodeData]):
     """Navigable guide. `states` maps entry id -> state name (missing means pending)."""
+
+    COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | set(STATE_CLASSES.values())
+    DEFAULT_CSS = """
+    GuideTree > .guide-tree--learning { color: ansi_yellow; text-style: bold; }
+    GuideTree > .guide-tree--done { color: ansi_green; }
+    GuideTree > .guide-tree--skipped { text-style: dim; }
+    GuideTree > .guide-tree--covered { color: ansi_green; }
+    """
 
     def __init__(
         self,
@@ -53,7 +68,7 @@ class GuideTree(Tree[NodeData]):
     def entry_label(self, entry: Entry) -> Text:
         state = self.states.get(entry.id, "pending")
         label = Text(no_wrap=True, overflow="ellipsis")
-        label.append(state_glyph(state), style=STATE_STYLES.get(state, ""))
+        label.append(state_glyph(state), style=self._state_style(state))
         label.append(" ")
         label.append(entry.title, style="dim" if state == "skipped" else "")
         return label
@@ -62,9 +77,16 @@ class GuideTree(Tree[NodeData]):
         covered, total = self.section_counts.get(section.id, (0, len(section.entries)))
         label = Text(no_wrap=True, overflow="ellipsis")
         # Counts first so a long title cut at the pane's edge never hides them.
-        label.append(f"{covered}/{total} ", style="green" if total and covered == total else "dim")
+        label.append(f"{covered}/{total} ", style=self._state_style("covered") if total and covered == total else "dim")
         label.append(section.title, style="bold")
         return label
+
+    def _state_style(self, name: str) -> Style | str:
+        component = STATE_CLASSES.get(name)
+        if component is None:
+            return ""
+        style = self.get_component_rich_style(component, partial=True)
+        return style
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Tree measures every line on each rebuild by rendering its label; ours are plain
