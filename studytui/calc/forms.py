@@ -67,9 +67,6 @@ class CalcSpec:
                 return spec
         raise KeyError(name)
 
-    def defaults(self) -> dict[str, str]:
-        return {f.name: f.default for f in self.fields if f.default is not None}
-
     def run(self, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None, *, strict: bool = False) -> Result:
         """Parse raw strings (units allowed) and run the calculator. Raises FieldError/UsageError only.
 

@@ -377,10 +377,6 @@ class Store:
             (at, kind, entry_id, section_id, _dumps(dict(data or {}))),
         )
 
-    @staticmethod
-    def _row_progress(row: tuple) -> EntryProgress:
-        return _progress(row)
-
     def _get(self, conn: sqlite3.Connection, entry_id: str) -> EntryProgress | None:
         row = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE entry_id = ?", (entry_id,)).fetchone()
         return _progress(row) if row else None
