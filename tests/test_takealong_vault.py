@@ -154,6 +154,16 @@ def test_reexport_never_touches_the_learners_files(vault: Path, capsys: pytest.C
     assert meta["state"] == "skipped" and body.endswith("more from the vault\n")
 
 
+def test_learners_front_matter_additions_survive_reexport(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = entry_file(vault, A)
+    meta_text, body = split_front_matter(path.read_text())
+    path.write_text("---\n" + meta_text.replace("tags:\n", "rating: 5\ntags:\n- my-tag\n") + "---\n" + body)
+    assert run(capsys, "mark", A.id, "learning")[0] == 0
+    assert run(capsys, "export", str(vault), "--format", "vault")[0] == 0
+    meta, again = front(path)
+    assert meta["state"] == "learning" and meta["rating"] == 5 and "my-tag" in meta["tags"] and again == body
+
+
 def test_new_entry_file_and_unknown_id(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A file the learner made from ours (mark kept, no checksum) for a new entry; one for an id
     no longer in the guide is kept as an orphan, like a JSON import."""
