@@ -547,8 +547,8 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         if normalized(text) == normalized(local_note) or not normalized(text):
             # Same words, or an emptied file: emptying a file never deletes a note.
             continue
-        if base is not None and body_sha(text) == base:
-            continue  # the vault holds the note as exported; studytui's is newer
+        if base is not None and body_sha(text) == base and local_note and current.note_updated_at and current.note_updated_at >= at:
+            continue  # the vault holds the note as exported; studytui's was changed since (newer wins)
             continue
         if current is not None and base is not None and body_sha(local_note) == base:
             replace.append((entry_id, local_note, text))  # only the vault changed since the export
