@@ -37,6 +37,8 @@ def load_profile(path: str | Path) -> dict[str, Any]:
         raise UsageError(f"measured profile not found: {path}") from None
     except OSError as exc:
         raise UsageError(f"cannot read measured profile {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read measured profile {path}: not UTF-8 text") from None
     try:
         # libyaml's loader where present: profiles are long, and calculators must answer fast.
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -127,7 +129,7 @@ def _result_problems(result: dict[str, Any], where: str, path: tuple[Any, ...]) 
             elif not values[0] <= values[1] <= values[2]:
                 out.append((path + ("time_s",), f"time_s must satisfy min <= median <= max in {where}"))
         achieved = result.get("achieved")
-        if isinstance(achieved, dict) and not (_is_number(achieved.get("median")) and achieved["median"] > 0):
+        if not (isinstance(achieved, dict) and _is_number(achieved.get("median")) and achieved["median"] > 0):
             out.append((path + ("achieved",), f"achieved.median must be a positive number in {where}"))
     return out
 
@@ -194,7 +196,8 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
     for result in run.get("results") or []:
         if not isinstance(result, dict) or result.get("status") != "accepted":
             continue
-        value = (result.get("achieved") or {}).get("median")
+        achieved = result.get("achieved")
+        value = achieved.get("median") if isinstance(achieved, dict) else None
         if not _is_number(value):
             continue
         kind = result.get("kind")
