@@ -22,6 +22,7 @@ from studytui.guide.model import (
     Entry,
     GlossaryTerm,
     Guide,
+    PLACEMENTS,
     Policy,
     Section,
     Subsection,
@@ -34,7 +35,7 @@ ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ROLES = ("core", "companion", "watchlist", "policy")
 ENTRY_KEYS = {
     "id", "title", "url", "kind", "summary", "authors", "year", "tags", "aliases", "role", "date",
-    "no_url_reason", "also_names", "related_urls", "claims", "try_it",
+    "no_url_reason", "also_names", "related_urls", "claims", "try_it", "placement",
 }
 SECTION_KEYS = {"id", "title", "intro", "ordered", "verified_on", "subsections"}
 SUBSECTION_KEYS = {"id", "title", "entries"}
@@ -334,6 +335,10 @@ class _Builder:
             add(("date",), f"'date' must be an ISO date (YYYY-MM-DD), got {date!r}")
         if sid == FRONTIER_ID and date is None:
             add(("id",), "Frontier entries must carry a 'date' (when they were verified or added)")
+        placement = data.get("placement")
+        if placement is not None and placement not in PLACEMENTS:
+            add(("placement",), f"'placement' must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
+            placement = None
         claims = self.claims(add, data.get("claims"))
         try_it = self.try_it(add, data.get("try_it"))
         entry = Entry(
@@ -344,7 +349,7 @@ class _Builder:
             aliases=lists["aliases"], role=role, date=date,
             no_url_reason=no_url_reason if isinstance(no_url_reason, str) else None,
             also_names=lists["also_names"], related_urls=lists["related_urls"], claims=claims,
-            try_it=try_it, source_file=yf.display,
+            try_it=try_it, placement=placement, source_file=yf.display,
         )
         self.index += 1
         return entry
@@ -364,7 +369,7 @@ class _Builder:
             missing = [f for f in CLAIM_FIELDS if not str(claim.get(f) or "").strip()]
             if missing:
                 add(("claims", i), "performance claim rejected: missing " + ", ".join(missing)
-                    + " (every number needs hardware, workload, precision, baseline and correctness method)")
+                    + " (every number needs " + ", ".join(CLAIM_FIELDS) + ")")
                 continue
             claims.append(Claim(**{k: str(claim[k]) for k in ("value",) + CLAIM_FIELDS}))
         return tuple(claims)
