@@ -296,13 +296,20 @@ def _load_yaml(path: Path) -> Any:
         raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: cannot read (not UTF-8 text)") from None
 
 
 def _entries(data: Any, path: Path) -> list[dict[str, Any]]:
     if data is None:
         return []
     if isinstance(data, dict):
-        return [data.get("accelerator", data)] if "accelerators" not in data else list(data["accelerators"] or [])
+        if "accelerators" not in data:
+            return [data.get("accelerator", data)]
+        listed = data["accelerators"] or []
+        if not isinstance(listed, list):
+            raise UsageError(f"{path}: 'accelerators' must be a list of accelerators")
+        return listed
     if isinstance(data, list):
         return data
     raise UsageError(f"{path}: expected a list of accelerators or one mapping")

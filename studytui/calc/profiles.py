@@ -23,6 +23,7 @@ RESULT_FIELDS = ("id", "kind", "precision", "workload", "time_s", "achieved", "b
 RESULT_KINDS = ("copy", "reduce", "gemm", "all_reduce", "all_gather")
 BANDWIDTH_KINDS = ("copy", "reduce")
 LINK_KIND = "all_reduce"
+COLLECTIVE_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -192,8 +193,7 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
     peak: dict[str, float] = {}
     mem_bw: float | None = None
     mem_from = None
-    link: float | None = None
-    link_gpus: int | None = None
+    link_by_gpus: dict[int, float] = {}
     for result in run.get("results") or []:
         if not isinstance(result, dict) or result.get("status") != "accepted":
             continue
@@ -208,11 +208,42 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
             if mem_bw is None or value > mem_bw:
                 mem_bw, mem_from = float(value), result.get("id")
         elif kind == LINK_KIND:
-            link = max(link or 0.0, float(value))
-            gpus = (result.get("workload") or {}).get("gpus") if isinstance(result.get("workload"), dict) else None
-            if isinstance(gpus, int) and not isinstance(gpus, bool):
-                link_gpus = max(link_gpus or 0, gpus)
-    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link, "link_gpus": link_gpus}
+            gpus = _gpu_count_of(result, run)
+            link_by_gpus[gpus] = max(link_by_gpus.get(gpus, 0.0), float(value))
+    # The plain link figure is the smallest group measured (two GPUs: one link's worth); the
+    # calculators pick the figure for their own GPU count from link_bw_by_gpus.
+    link = link_by_gpus[min(link_by_gpus)] if link_by_gpus else None
+    link_gpus = min(link_by_gpus) if link_by_gpus else None
+    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link,
+            "link_gpus": link_gpus, "link_bw_by_gpus": link_by_gpus}
+
+
+def _gpu_count_of(result: dict[str, Any], run: dict[str, Any]) -> int:
+    gpus = (result.get("workload") or {}).get("gpus")
+    if not isinstance(gpus, int) or isinstance(gpus, bool):
+        gpus = (run.get("hardware") or {}).get("gpu_count")
+    return gpus if isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 1 else 2
+
+
+def collective_table(profile: dict[str, Any]) -> dict[int, dict[str, dict[int, float]]]:
+    """Accepted bus bandwidth by GPU count, collective and message size (median over runs)."""
+    seen: dict[int, dict[str, dict[int, list[float]]]] = {}
+    for run in profile.get("runs") or []:
+        if not isinstance(run, dict):
+            continue
+        for result in run.get("results") or []:
+            if not isinstance(result, dict) or result.get("status") != "accepted":
+                continue
+            op, value = result.get("kind"), (result.get("achieved") or {}).get("median")
+            size = (result.get("workload") or {}).get("bytes")
+            if op not in COLLECTIVE_KINDS or not _is_number(value) or not _is_number(size):
+                continue
+            by_op = seen.setdefault(_gpu_count_of(result, run), {}).setdefault(str(op), {})
+            by_op.setdefault(int(size), []).append(float(value))
+    return {
+        n: {op: {size: _median(vals) for size, vals in sorted(sizes.items())} for op, sizes in ops.items()}
+        for n, ops in sorted(seen.items())
+    }
 
 
 def _median(values: list[float]) -> float:
@@ -236,6 +267,10 @@ def summarize(profile: dict[str, Any]) -> dict[str, Any]:
         "peak_flops": {d: over_runs([c["peak_flops"][d] for c in per_run if d in c["peak_flops"]]) for d in dtypes},
         "mem_bw": over_runs([c["mem_bw"] for c in per_run if c["mem_bw"] is not None]),
         "link_bw_per_direction": over_runs([c["link_bw_per_direction"] for c in per_run if c["link_bw_per_direction"] is not None]),
+        "link_bw_by_gpus": {
+            n: over_runs([c["link_bw_by_gpus"][n] for c in per_run if n in c["link_bw_by_gpus"]])
+            for n in sorted({n for c in per_run for n in c["link_bw_by_gpus"]})
+        },
     }
 
 
@@ -305,9 +340,28 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
         "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
         "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
         "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
-        "link_gpus": max((run_ceilings(r).get("link_gpus") or 0 for r in data.get("runs") or [] if isinstance(r, dict)), default=0) or None,
+        "link_bw_by_gpus": {n: v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
+        "link_gpus": min(summary["link_bw_by_gpus"]) if summary["link_bw_by_gpus"] else None,
         "source": _source(path, data),
     }
+
+
+def link_for_gpus(by_gpus: dict[int, float], gpus: int) -> tuple[float | None, str]:
+    """The measured all-reduce bus bandwidth for a group of `gpus`, and a note saying which was used.
+
+    An exact match is used as it is. Otherwise the measurement from the nearest GPU count stands
+    in, and the note says so: NVSwitch, NCCL's algorithm choice and message size change the
+    figure with the group size, so a stand-in is an estimate, not a measurement.
+    """
+    if not by_gpus:
+        return None, "no collective measured in this profile"
+    if gpus in by_gpus:
+        return by_gpus[gpus], f"measured all-reduce bus bandwidth over {gpus} GPUs"
+    nearest = min(by_gpus, key=lambda n: (abs(n - gpus), -n))
+    return by_gpus[nearest], (
+        f"no measurement over {gpus} GPUs in this profile; using the {nearest}-GPU all-reduce figure "
+        f"(measured: {', '.join(str(n) for n in sorted(by_gpus))} GPUs), which may not hold at {gpus}"
+    )
 
 
 def _profile_path(profile: str) -> Path:
@@ -374,7 +428,13 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
         "link_bw_per_direction": summary["link_bw_per_direction"],
     }
     return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data),
-                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)])
+                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+                # String keys: the same in Python as after a JSON round trip (gpus --json).
+                link_bw_by_gpus={str(n): v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
+                collectives={
+                    str(n): {op: {str(size): bw for size, bw in sizes.items()} for op, sizes in ops.items()}
+                    for n, ops in collective_table(data).items()
+                })
 
 
 def _five_fields(run: dict[str, Any]) -> dict[str, str]:

@@ -19,6 +19,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
+from studytui.tui.widgets.inputs import OrderedInput
+
 from studytui.calc.dtypes import DTYPES
 from studytui.calc.forms import CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
@@ -148,7 +150,7 @@ class FieldRow:
             blank = BLANK_PROMPTS.get(field.kind, "(default)") if field.default is None else None
             return ChoiceField(options, value, title=field.label, blank=blank, id=f"f-{field.name}", tooltip=tooltip)
         placeholder = f"default {field.default}" if field.default is not None else (field.help or field.label)
-        control = Input(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
+        control = OrderedInput(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
                         select_on_focus=False, suggester=self._suggester())
         control.cursor_blink = cursor_blink
         return control
