@@ -32,7 +32,7 @@ TYPED_FIELD = {
     "gemm": "m",
     "transformer": "batch",
     "collective": "gpus",
-    "specdec": "alpha",
+    "specdec": "gamma",
     "kv": "context",
     "memory": "batch",
 }
