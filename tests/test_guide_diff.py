@@ -479,3 +479,8 @@ def test_hostile_titles_stay_text(guide, tmp_path, capsys):
     assert main(["--data-dir", str(tmp_path / "d"), "guide", "diff", str(p)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out
+
+
+def test_readme_option_with_a_command_is_refused(tmp_path, capsys):
+    assert main(["--readme", str(tmp_path / "x.md"), "list"]) == 2
+    assert "studytui guide diff" in capsys.readouterr().err

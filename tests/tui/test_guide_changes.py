@@ -55,11 +55,11 @@ async def test_screen_with_nothing_changed(make_app):
 
 
 def test_launch_computes_changes_or_refuses_bad_input(tmp_path):
-    args = argparse.Namespace(content=None, data_dir=str(tmp_path / "d"), readme=None)
+    args = argparse.Namespace(content=None, data_dir=str(tmp_path / "d"), app_readme=None)
     assert _guide_changes(args) is None
     bad = tmp_path / "README.md"
     bad.write_bytes(b"")
-    args.readme = str(bad)
+    args.app_readme = str(bad)
     with pytest.raises(UsageError):
         _guide_changes(args)
 
