@@ -77,7 +77,10 @@ def render(outline: list[dict], *, numbered_start: bool = True, verified_style: 
                 import datetime as dt
 
                 when = dt.date.fromisoformat(when).strftime("%B %-d, %Y")
-            lines += [f"*Verified on {when}.* Entries here move fast.", ""]
+            if verified_style == "bold":
+                lines += [f"**Last verified:** {when}. Entries here move fast.", ""]
+            else:
+                lines += [f"*Verified on {when}.* Entries here move fast.", ""]
         for sub in s["subs"]:
             if sub["title"]:
                 lines += [f"### {sub['title']}", ""]
@@ -154,9 +157,13 @@ def test_shapes_parsed(guide):
     assert "Session-aware and agentic scheduling" in names and all(e.watchlist for e in readme.entries if e.url is None)
 
 
-def test_bulleted_start_here_and_long_date_are_the_same_guide(guide):
-    d = diff_of(guide, render(model(guide), numbered_start=False, verified_style="long"))
+@pytest.mark.parametrize("style", ["long", "bold"])
+def test_bulleted_start_here_and_other_date_styles_are_the_same_guide(guide, style):
+    d = diff_of(guide, render(model(guide), numbered_start=False, verified_style=style))
     assert d.differences == [], [x.message for x in d.differences]
+    o = model(guide)
+    find(o, "frontier", False)["verified"] = "2026-12-01"
+    assert kinds(diff_of(guide, render(o, verified_style=style))) == {"frontier-verified": 1}
 
 
 # -- one kind of change at a time -----------------------------------------------------------------

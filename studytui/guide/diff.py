@@ -454,7 +454,7 @@ def write_stubs(guide: Guide, diff: GuideDiff, folder: str | Path) -> list[Path]
             f"- id: {sid}",
             f"  title: {_yaml_str(r.title)}",
             f"  url: {_yaml_str(r.url) if r.url else 'null'}",
-            "  kind: null" if r.url is None else "  kind: paper   # check: paper | spec | docs | repo | report | book | course | blog",
+            "  kind: null" + ("" if r.url is None else "   # choose: paper | spec | docs | repo | report | book | course | blog"),
         ]
         if r.watchlist:
             lines.append("  role: watchlist")

@@ -271,7 +271,7 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
             item_depth -= 1
         elif tok.type == "inline" and section is not None and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] + 1) if tok.map else 1
-            _find_verified(section, tok.content, line)
+            _find_verified(section, " ".join(c.content for c in (tok.children or []) if c.type in ("text", "code_inline")), line)
             parts = _inline_parts(tok, line)
             in_item = item_depth > 0
             # Only the first paragraph of a list item names its entries; nested lists are items too.

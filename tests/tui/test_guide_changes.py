@@ -83,3 +83,15 @@ async def test_inferred_entry_is_marked_in_the_detail_pane(make_app, guide):
         app.jump_to(first.id)
         await pilot.pause()
         assert PLACEMENT_NOTE in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")])
+def test_guide_changes_snapshot(snap_compare, make_app, size):
+    app = make_app()
+
+    async def show(pilot) -> None:
+        await pilot.pause()
+        app.push_screen(GuideChangesScreen("README.md", DIFFS, IMPACT))
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=show, terminal_size=size)
