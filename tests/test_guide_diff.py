@@ -491,3 +491,70 @@ def test_hostile_titles_stay_text(guide, tmp_path, capsys):
 def test_readme_option_with_a_command_is_refused(tmp_path, capsys):
     assert main(["--readme", str(tmp_path / "x.md"), "list"]) == 2
     assert "studytui guide diff" in capsys.readouterr().err
+
+
+# -- properties ------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from studytui.guide.diff import NotTheGuide  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=2000))
+def test_any_text_parses_without_error(text):
+    readme = parse_readme(text)
+    try:
+        compare(load_guide(), readme)
+    except NotTheGuide:
+        pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_random_removals_and_additions_each_reported_once(data):
+    guide = load_guide()
+    o = model(guide)
+    subs = [sub for s in o for sub in s["subs"] if len(sub["items"]) > 1]
+    removed = 0
+    for sub in data.draw(st.lists(st.sampled_from(subs), max_size=6, unique_by=id)):
+        k = data.draw(st.integers(0, len(sub["items"]) - 1))
+        sub["items"].pop(k)
+        removed += 1
+    added = 0
+    for n, sub in enumerate(data.draw(st.lists(st.sampled_from(subs), max_size=4))):
+        k = data.draw(st.integers(0, len(sub["items"])))
+        sub["items"].insert(k, {"id": f"new{n}", "title": f"Added paper number {n}", "url": f"https://example.net/p{n}",
+                                "watch": False})
+        added += 1
+    c = kinds(diff_of(guide, render(o)))
+    assert c.pop("entry-removed", 0) + c.pop("watchlist-removed", 0) == removed
+    assert c.pop("entry-added", 0) + c.pop("watchlist-added", 0) == added
+    assert c == {}
+
+
+def test_every_kind_at_once_each_reported_once(guide):
+    o = model(guide)
+    mm = find(o, "kernel-optimization", "Matrix multiplication")["items"]
+    mm.insert(0, {"id": "n", "title": "A New GEMM Paper", "url": "https://arxiv.org/abs/2999.00001", "watch": False})
+    mm[:] = [i for i in mm if i["id"] != "volkov-dense-linear-algebra"]
+    deepgemm = next(i for i in mm if i["id"] == "deepgemm")
+    mm.remove(deepgemm)
+    find(o, "kernel-optimization", "Attention")["items"].append(deepgemm)
+    att = find(o, "kernel-optimization", "Attention")["items"]
+    att.insert(1, att.pop(0))  # flashattention after flashattention-2
+    next(i for i in find(o, "inference-engines", "Quantization")["items"] if i["id"] == "gptq")["title"] = "GPTQ (ICLR 2023)"
+    next(i for i in find(o, "inference-engines", "Quantization")["items"] if i["id"] == "awq")["url"] = "https://arxiv.org/abs/2306.00978"
+    find(o, "current-hardware", False)["title"] = "6. Hardware today"
+    find(o, "current-hardware", "AWS Trainium")["title"] = "AWS Trainium and Inferentia"
+    find(o, "frontier", False)["verified"] = "2026-12-01"
+    watch = find(o, "frontier", "Watchlist")["items"]
+    watch.append({"id": "w", "title": "Optical interconnects", "url": None, "watch": True})
+    watch[:] = [i for i in watch if i["id"] != "ualink-2-0"]
+    c = kinds(diff_of(guide, render(o)))
+    assert c == {
+        "entry-added": 1, "entry-removed": 1, "entry-moved": 2, "entry-retitled": 1, "url-changed": 1,
+        "section-renamed": 1, "subsection-renamed": 1, "frontier-verified": 1, "watchlist-added": 1,
+        "watchlist-removed": 1,
+    }
