@@ -558,3 +558,28 @@ def test_every_kind_at_once_each_reported_once(guide):
         "section-renamed": 1, "subsection-renamed": 1, "frontier-verified": 1, "watchlist-added": 1,
         "watchlist-removed": 1,
     }
+
+
+def test_earliest_layout_bold_names_with_address_links():
+    text = "\n".join([
+        "# GPU Performance Engineering",
+        "",
+        "## 1. Fundamentals",
+        "",
+        "### Tier 1: Start Here",
+        "",
+        "\U0001F3A5 **GPU Mode Lectures** - [github.com/gpu-mode/lectures](https://github.com/gpu-mode/lectures)",
+        "- Community lecture series",
+        "- Active Discord community (23k+ members): [discord.gg/gpumode](https://discord.gg/gpumode)",
+        "",
+        "\U0001F4DD **CUDA Matrix Multiplication Optimization** - Lei Mao",
+        "- [leimao.github.io](https://leimao.github.io/article/x/)",
+        "- Systematic optimization progression",
+        "",
+    ])
+    readme = parse_readme(text)
+    assert [(e.title, e.url) for e in readme.entries] == [
+        ("GPU Mode Lectures", "https://github.com/gpu-mode/lectures"),
+        ("CUDA Matrix Multiplication Optimization", "https://leimao.github.io/article/x/"),
+    ]
+    assert [e.line for e in readme.entries] == [7, 12]
