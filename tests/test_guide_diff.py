@@ -583,3 +583,8 @@ def test_earliest_layout_bold_names_with_address_links():
         ("CUDA Matrix Multiplication Optimization", "https://leimao.github.io/article/x/"),
     ]
     assert [e.line for e in readme.entries] == [7, 12]
+
+
+def test_framing_headings_without_entries_are_not_sections(guide):
+    text = render(model(guide)).replace("## License", "## How this list is kept\n\nBy hand, with [care](#contents).\n\n## License")
+    assert diff_of(guide, text).differences == []

@@ -154,6 +154,9 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
     sec_pairs: dict[int, Section] = {}
     ours = list(guide.sections)
     by_title = {_section_title_key(s.title): s for s in ours}
+    # A heading with no entries that is not one of ours frames the list ("How this list works").
+    readme = Readme(readme.path, readme.title,
+                    [rs for rs in readme.sections if rs.entries or _section_title_key(rs.title) in by_title])
     for i, rs in enumerate(readme.sections):
         s = by_title.get(_section_title_key(rs.title))
         if s is not None and s not in sec_pairs.values():
