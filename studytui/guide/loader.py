@@ -85,7 +85,42 @@ def _str_tuple(value: Any) -> tuple[str, ...] | None:
 
 
 def _is_https(url: Any) -> bool:
-    return isinstance(url, str) and url.startswith("https://") and len(url) > len("https://") and " " not in url
+    return (
+        isinstance(url, str) and url.startswith("https://") and len(url) > len("https://")
+        and not any(c.isspace() for c in url)
+    )
+
+
+# Content text reaches terminals and browsers: no control characters anywhere (an ESC in a title
+# would be a terminal command), and none at all, tabs and line breaks included, in one-line fields.
+_CONTROL_IN_PROSE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f]")
+ONE_LINE_FIELDS = {
+    "id", "title", "url", "kind", "role", "date", "year", "term", "authors", "tags", "aliases",
+    "also_names", "related_urls", "calc", "label", "verified_on", "see", "sections", "glossary", "policy",
+    "admitted_kinds", "claim_fields", "repo", "license",
+}
+
+
+def _control_problems(data: Any, path: tuple = (), field: str | None = None) -> list[tuple[tuple, str]]:
+    """(path, message) for every string (keys too) holding a control character it may not hold."""
+    found: list[tuple[tuple, str]] = []
+    if isinstance(data, str):
+        pattern = _CONTROL_IN_LINE if field in ONE_LINE_FIELDS else _CONTROL_IN_PROSE
+        bad = pattern.search(data)
+        if bad:
+            where = f"'{field}'" if field else "a value"
+            found.append((path, f"control character {bad.group()!r} in {where}: content must be plain text"))
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and _CONTROL_IN_LINE.search(key):
+                found.append((path, f"control character in the key {key!r}"))
+                continue
+            found.extend(_control_problems(value, path + (key,), key if isinstance(key, str) else field))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found.extend(_control_problems(value, path + (i,), field))
+    return found
 
 
 class _Builder:
@@ -104,6 +139,8 @@ class _Builder:
             self.report.problems.extend(exc.problems)
             return None
         self.files[yf.display] = yf
+        for where, message in _control_problems(yf.data):
+            self.report.add(yf, where, message)
         return yf
 
     # -- guide.yaml ---------------------------------------------------------------------------
