@@ -41,6 +41,8 @@ def main() -> int:
     ok = report("parse + compare (in process)", times, 0.050)
     env = dict(os.environ, STUDYTUI_DATA_DIR=str(folder / "data"))
     ok &= report("studytui guide diff README.md", time_process(studytui_command() + ["guide", "diff", str(readme)], env=env), 0.300)
+    # A reference from bench_cli.py, timed in the same run, to read the figures on a busy machine.
+    report("studytui list --json (reference)", time_process(studytui_command() + ["list", "--json"], env=env))
     return 0 if ok else 1
 
 
