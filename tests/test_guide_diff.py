@@ -10,7 +10,6 @@ exactly the differences it implies, each once.
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys

@@ -129,10 +129,6 @@ def _norm_url(url: str | None) -> str:
     return (url or "").strip().rstrip("/").lower()
 
 
-def _is_watchlist(sub_title: str | None, section_title: str) -> bool:
-    return "watchlist" in (sub_title or section_title).lower()
-
-
 def _section_title_key(title: str) -> str:
     return _norm(title)
 

@@ -312,7 +312,7 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
             if owner is not None:
                 item_seen.add(owner)
             sub = section.subsection(sub_title, sub_line)
-            watch = "watchlist" in (sub_title or section.title).lower()
+            watch = "watchlist" in f"{sub_title or ''} {section.title}".lower()
             links = [(t, _absolute(h), ln) for t, h, ln in _lead_links(parts)]
             links = [(t, u, ln) for t, u, ln in links if u is not None]
             if len(links) == 1 and _looks_like_address(links[0][0]):
