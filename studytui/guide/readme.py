@@ -18,7 +18,7 @@ from typing import Any
 from studytui.errors import UsageError
 
 MAX_README_BYTES = 4 * 1024 * 1024  # the real README is tens of kilobytes
-LEAD_IN_CHARS = 40  # words allowed before an item's first link ("Companion:", "Read first:")
+LEAD_IN_CHARS = 30  # words allowed before an item's first link ("Companion:", "Read first:")
 REPO_BLOB = "https://github.com/wafer-ai/gpu-perf-engineering-resources/blob/main/"
 # Level-2 headings that frame the list rather than belong to it.
 NOT_SECTIONS = {
@@ -189,19 +189,47 @@ def _lead_links(parts: list[tuple[str, Any]]) -> list[tuple[str, str, int]]:
     inside it) are not entries."""
     links: list[tuple[str, str, int]] = []
     between = ""
+    lead_in = ""  # words before the first link, not counting a bold name
+    bold = False
     for kind, value in parts:
         if kind == "mark":
+            bold = value == "strong_open" or (bold and value != "strong_close")
             continue
         if kind == "text":
             between += value
+            if not bold:
+                lead_in += value
             continue
         if links and not _JOINER.match(between):
             break
-        if not links and len(between.strip()) > LEAD_IN_CHARS:
+        if not links and len(lead_in.strip()) > LEAD_IN_CHARS:
             break
         links.append(value)
         between = ""
     return links
+
+
+def _looks_like_address(text: str) -> bool:
+    t = text.strip()
+    return bool(t) and " " not in t and ("/" in t or "." in t)
+
+
+def _bold_lead(parts: list[tuple[str, Any]]) -> str:
+    """Bold text that comes before the first link, if any."""
+    bold: list[str] = []
+    inside = False
+    for kind, value in parts:
+        if kind == "link":
+            break
+        if kind == "mark":
+            if value == "strong_open":
+                inside = True
+            elif value == "strong_close" and inside:
+                return " ".join("".join(bold).split())
+            continue
+        if inside and kind == "text":
+            bold.append(value)
+    return ""
 
 
 def _item_title(parts: list[tuple[str, Any]]) -> str:
@@ -237,6 +265,7 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
     list_depth = 0
     item_depth = 0
     item_seen: set[int] = set()  # list items whose entries were already taken (first paragraph)
+    last_bold = ""  # the bold name of the paragraph just before, for the earliest layout
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -256,6 +285,7 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
                 sub_title, sub_line = None, line
             elif heading_level == 3 and section is not None:
                 sub_title, sub_line = name, line
+            last_bold = ""
             # Level 4 and below (the older layout's "Tier 1") stay inside the current subsection.
             if section is not None:
                 _find_verified(section, name, line)
@@ -271,7 +301,7 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
             item_depth -= 1
         elif tok.type == "inline" and section is not None and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] + 1) if tok.map else 1
-            _find_verified(section, tok.content, line)
+            _find_verified(section, " ".join(c.content for c in (tok.children or []) if c.type in ("text", "code_inline")), line)
             parts = _inline_parts(tok, line)
             in_item = item_depth > 0
             # Only the first paragraph of a list item names its entries; nested lists are items too.
@@ -282,9 +312,18 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
             if owner is not None:
                 item_seen.add(owner)
             sub = section.subsection(sub_title, sub_line)
-            watch = "watchlist" in (sub_title or section.title).lower()
+            watch = "watchlist" in f"{sub_title or ''} {section.title}".lower()
             links = [(t, _absolute(h), ln) for t, h, ln in _lead_links(parts)]
             links = [(t, u, ln) for t, u, ln in links if u is not None]
+            if len(links) == 1 and _looks_like_address(links[0][0]):
+                # The earliest layout names an entry in bold and links it by its address, on the
+                # same line ("**Title** - [github.com/x](...)") or in the list just below.
+                lead = _bold_lead(parts) or (last_bold if in_item else "")
+                if lead:
+                    links = [(lead, links[0][1], links[0][2])]
+                    last_bold = ""
+            if not in_item:
+                last_bold = "" if links else _bold_lead(parts)
             if links:
                 for t, url, ln in links:
                     sub.entries.append(ReadmeEntry(
