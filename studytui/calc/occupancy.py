@@ -314,13 +314,13 @@ def next_steps(occ: Occupancy, carveout: int | None = None) -> list[dict[str, An
         trial = again(threads, occ.regs, occ.dyn_smem)
         if trial.active_warps > base:
             out.append({"change": "threads", "value": threads, "blocks": trial.blocks, "occupancy": trial.occupancy,
-                        "text": f"{threads} threads per block ({trial.blocks} blocks)"})
+                        "text": f"{threads} threads per block"})
             break
     for threads in range(_round_up(occ.threads, cc.warp_size) + cc.warp_size, cc.max_threads_per_block + 1, cc.warp_size):
         trial = again(threads, occ.regs, occ.dyn_smem)
         if trial.active_warps > base:
             out.append({"change": "threads", "value": threads, "blocks": trial.blocks, "occupancy": trial.occupancy,
-                        "text": f"{threads} threads per block ({trial.blocks} blocks; a larger block, same resources per thread)"})
+                        "text": f"{threads} threads per block (larger blocks, same resources per thread)"})
             break
     return out
 
@@ -482,7 +482,10 @@ def occupancy(
         f"shared memory per block = roundup({static_smem} + {dyn_smem} + {cc.reserved_shared_memory_per_block} reserved, "
         f"{cc.shared_memory_granularity}) = {occ.smem_per_block} B"
     )
-    result.step(f"shared-memory limit = {occ.smem_config} B carve-out // {occ.smem_per_block} = {occ.limits['shared memory']} blocks")
+    if occ.smem_per_block:
+        result.step(f"shared-memory limit = {occ.smem_config} B carve-out // {occ.smem_per_block} = {occ.limits['shared memory']} blocks")
+    else:
+        result.step("shared-memory limit: none (no shared memory per block)")
     result.step(f"blocks per SM = min({', '.join(str(occ.limits[n]) for n in LIMITERS)}) = {occ.blocks}")
     result.step(f"occupancy = {occ.blocks} x {occ.warps_per_block} warps / {cc.max_warps_per_sm} = {pct}")
 
