@@ -289,7 +289,7 @@ BAD = [
     (["--gpu", "mi300x", "--threads", "128", "--regs", "32"], "--gpu", "not modelled"),
     (["--gpu", "tpu-v5e", "--threads", "128", "--regs", "32"], "--gpu", "not modelled"),
     (["--cc", "6.1", "--threads", "128", "--regs", "32"], "--cc", "7.0"),
-    (["--cc", "9.0", "--gpu", "h200", "--threads", "128", "--regs", "32"], "--cc", "not both"),
+    (["--cc", "8.0", "--gpu", "h200", "--threads", "128", "--regs", "32"], "--cc", "disagree"),
     (["--gpu", "h200", "--threads", "128", "--regs", "32", "--smem", "1.5"], "--smem", "whole number"),
     (["--gpu", "h200", "--threads", "128", "--regs", "32", "--carveout", "101"], "--carveout", "0 to 100"),
 ]

@@ -369,7 +369,11 @@ def _kib(n: int) -> str:
 
 def resolve_cc(gpu: str | None, cc: str | None, data_dir=None) -> tuple[ComputeCapability, str]:
     if gpu and cc:
-        raise FieldError("cc", "give --gpu or --cc, not both")
+        table = get_cc(cc, data_dir)
+        from_gpu, name = cc_for_gpu(gpu, data_dir)
+        if from_gpu.cc != table.cc:
+            raise FieldError("cc", f"--cc {table.cc} and --gpu {gpu} (cc {from_gpu.cc}) disagree: give one of them, not both")
+        return from_gpu, name
     if cc:
         table = get_cc(cc, data_dir)
         return table, f"compute capability {table.cc} ({table.architecture})"

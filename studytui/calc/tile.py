@@ -138,7 +138,9 @@ def tile_budget(
     result.step(f"epilogue = {m} x {n} x {dtype_bytes(c_dtype):g} B = {epi:,} B" if epi else "epilogue: none in shared memory")
     result.step(f"stages that fit = ({budget:,} - {epi:,}) // {stage:,} = {fit}")
     result.step(f"shared memory per block = {chosen} x {stage:,} + {epi:,} = {total:,} B (+ {cc.reserved_shared_memory_per_block} B reserved per block)")
-    result.step(f"blocks per SM = min over limits {occ.limits} = {occ.blocks}")
+    shown = {k: v for k, v in occ.limits.items() if regs or k != "registers"}
+    result.step("blocks per SM = min(" + ", ".join(f"{k} {v}" for k, v in shown.items()) + f") = {occ.blocks}"
+                + ("" if regs else " (registers not counted)"))
     result.step(f"accumulator registers per thread = {m} x {n} x 4 B / 4 B / {threads} threads = {acc_regs}")
     result.assume("only the A/B stages, their barriers and the epilogue buffer are counted; a kernel's other shared "
                   "memory (scales, bias, swizzle padding) comes on top")
