@@ -601,6 +601,20 @@ def _run_tile(p: dict[str, Any], data_dir) -> Result:
     )
 
 
+def _unused_occupancy(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if (p.get("cluster") or 1) <= 8:
+        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
+    return out
+
+
+def _unused_tile(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p.get("epilogue") == "none":
+        out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
+    return out
+
+
 _CC_FIELDS = (
     FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give --cc"),
     FieldSpec("cc", "compute capability", "choice", help="instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
@@ -623,6 +637,7 @@ _register(CalcSpec(
         FieldSpec("sweep", "sweep", "choice", choices=("threads", "regs", "smem"), help="print occupancy across threads, registers or dynamic shared memory"),
     ),
     _run_occupancy,
+    unused=_unused_occupancy,
 ))
 
 _register(CalcSpec(
@@ -641,6 +656,7 @@ _register(CalcSpec(
         FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),
     ),
     _run_tile,
+    unused=_unused_tile,
 ))
 
 
