@@ -18,6 +18,7 @@ from studytui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "benchmarks" / "gpu" / "records" / "2026-12-01-occupancy-h200.json"
+HEADER_RECORD = ROOT / "benchmarks" / "gpu" / "records" / "2026-12-01-occupancy-cuda13-header.json"
 REQUIRED_CCS = ("7.0", "7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0")
 
 
@@ -104,6 +105,24 @@ def test_cluster_queries_stay_under_the_per_sm_bound_and_need_the_opt_in_above_8
     assert potential == {0: 8, 1: 16}
     cc = get_cc("9.0")
     assert (cc.cluster_portable, cc.cluster_non_portable) == (8, 16)
+
+
+# ---- every compute capability against NVIDIA's header-only calculator (cuda_occupancy.h) ------
+
+def test_every_capability_matches_cuda_occupancy_h_exactly() -> None:
+    record = json.loads(HEADER_RECORD.read_text())
+    assert "cuda_occupancy.h" in record["baseline"] and record["precision"] and record["correctness_method"]
+    assert {row[0] for row in record["rows"]} == set(REQUIRED_CCS)
+    wrong, binding = [], {}
+    for cc, threads, regs, static, dyn, carveout, blocks in record["rows"]:
+        occ = blocks_per_sm(get_cc(cc), threads, regs, static, dyn, carveout=carveout)
+        if occ.blocks != blocks:
+            wrong.append((cc, threads, regs, static, dyn, carveout, blocks, occ.blocks))
+        elif occ.blocks and len(occ.binding) == 1:
+            binding.setdefault(cc, set()).add(occ.binding[0])
+    assert wrong == [], f"{len(wrong)} of {len(record['rows'])} differ, e.g. {wrong[:3]}"
+    for cc in REQUIRED_CCS:
+        assert binding[cc] == set(LIMITERS), cc
 
 
 # ---- tables ----------------------------------------------------------------------------------
