@@ -345,3 +345,14 @@ def test_cli_tile_json(capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads(out)
     assert data["stages"] == 4 and data["stage_bytes"] == 256 * 64 + 64 * 128 + 16
     assert data["tmem_columns"] == 256
+
+
+def test_a_broken_table_in_a_content_override_is_one_line(tmp_path, monkeypatch, capsys) -> None:
+    import shutil
+
+    content = tmp_path / "content"
+    shutil.copytree(ROOT / "content", content)
+    (content / "hardware" / "compute-capabilities" / "nvidia.yaml").write_text("compute_capabilities: [{cc: '9.0'}]\n")
+    monkeypatch.setenv("STUDYTUI_CONTENT_DIR", str(content))
+    code, out, err = cli(capsys, "calc", "occupancy", "--cc", "9.0", "--threads", "128", "--regs", "32")
+    assert code == 2 and "Traceback" not in err and "compute-capability tables" in err and len(err.strip().splitlines()) == 1

@@ -87,8 +87,14 @@ class Tables:
 
 def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
     from studytui import paths
+    from studytui.errors import UsageError
 
-    for base in (paths.content_dir(data_dir), paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"):
+    bases = [paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"]
+    try:
+        bases.insert(0, paths.content_dir())  # a --content / STUDYTUI_CONTENT_DIR folder may carry its own tables
+    except UsageError:
+        pass
+    for base in bases:
         candidate = Path(base) / "hardware" / "compute-capabilities" / "nvidia.yaml"
         if candidate.is_file():
             return candidate
@@ -124,7 +130,13 @@ def _load(path: str) -> Tables:
 
 
 def load_tables(data_dir: str | os.PathLike[str] | None = None) -> Tables:
-    return _load(str(_tables_file(data_dir)))
+    import yaml
+
+    path = _tables_file(data_dir)
+    try:
+        return _load(str(path))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FieldError("cc", f"cannot read the compute-capability tables {path}: {type(exc).__name__} {exc}") from None
 
 
 def get_cc(cc: str, data_dir: str | os.PathLike[str] | None = None) -> ComputeCapability:
