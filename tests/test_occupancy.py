@@ -18,6 +18,7 @@ from studytui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "benchmarks" / "gpu" / "records" / "2026-12-01-occupancy-h200.json"
+RESIDENCY_RECORD = ROOT / "benchmarks" / "gpu" / "records" / "2026-12-01-occupancy-residency-h200.json"
 HEADER_RECORD = ROOT / "benchmarks" / "gpu" / "records" / "2026-12-01-occupancy-cuda13-header.json"
 REQUIRED_CCS = ("7.0", "7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "10.3", "12.0")
 
@@ -105,6 +106,21 @@ def test_cluster_queries_stay_under_the_per_sm_bound_and_need_the_opt_in_above_8
     assert potential == {0: 8, 1: 16}
     cc = get_cc("9.0")
     assert (cc.cluster_portable, cc.cluster_non_portable) == (8, 16)
+
+
+def test_blocks_really_resident_on_the_h200_equal_the_calculator() -> None:
+    record = json.loads(RESIDENCY_RECORD.read_text())
+    for key in ("hardware", "workload", "precision", "baseline", "correctness_method"):
+        assert record[key], key
+    sms = record["hardware"]["device_attributes"]["multiprocessor_count"]
+    cc = get_cc("9.0")
+    seen_limiters = set()
+    for row in record["rows"]:
+        occ = blocks_per_sm(cc, row["threads"], row["num_regs"], row["static_smem"], row["dyn_smem"])
+        assert row["observed_min"] == row["observed_max"] == row["api_blocks_per_sm"] == occ.blocks, row
+        assert row["sms_used"] == sms and row["still_counted"] == 0 and row["ptxas_regs"] == row["num_regs"]
+        seen_limiters.update(occ.binding)  # warps binds here only tied with registers
+    assert seen_limiters == set(LIMITERS)
 
 
 # ---- every compute capability against NVIDIA's header-only calculator (cuda_occupancy.h) ------
