@@ -443,8 +443,6 @@ def occupancy(
     if occ.blocks == 0:
         field_name = "regs" if occ.limits["registers"] == 0 else "threads" if occ.limits["warps"] == 0 else "dyn_smem"
         raise FieldError(field_name, f"no block can launch: {occ.refused}")
-    if cluster > 1 and occ.blocks * 1 < 1:
-        raise FieldError("cluster", "a cluster needs at least one block per SM")
 
     result = Result("occupancy")
     opted_in = static_smem + dyn_smem > cc.shared_memory_per_block_default
