@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "studytui.commands.calc",
     "studytui.commands.measure",
     "studytui.commands.guide_diff",
+    "studytui.commands.takealong",
 )
 
 

@@ -43,6 +43,7 @@ class Fabric:
     torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
     catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
     measured_gpus: int | None = None  # link_bw was measured on this many GPUs
+    measured_note: str = ""  # which measured figure was used, and why
 
 
 def _op_model(op: str, n: int) -> tuple[float, int, str, float, str]:
@@ -105,9 +106,12 @@ def _notes(result: Result, op: str, fabric: Fabric, n: int, inside: bool) -> Non
         result.assume("torus: the ring runs along one axis, over that axis' two links (one each way round), "
                       f"not over all of the chip's ICI ports; {n} chips are assumed to lie on one axis with wraparound"
                       + (f" ({fabric.axis_source})" if fabric.axis_source else ""))
-    if fabric.measured_gpus and fabric.measured_gpus < n:
-        result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to {n} GPUs, "
-                    "where switch contention and ring length can lower it: measure at this size")
+    group = min(n, fabric.domain) if fabric.domain else n  # the GPUs one scale-up ring spans
+    if fabric.measured_gpus and fabric.measured_gpus != group:
+        result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to {group} GPUs, "
+                    "where switch contention, ring length and NCCL's algorithm choice change it: measure at this size")
+    elif fabric.measured_note:
+        result.assume(fabric.measured_note)
     result.assume(
         "latency is per ring step (a hop plus synchronisation); at small sizes it dominates. The 1 us default is an "
         "order-of-magnitude assumption, not a measured figure: fit it from nccl-tests at small sizes"
@@ -137,9 +141,10 @@ def collective(
             raise FieldError("link_bw", "give --gpu (its scale-up link) or --link-bw (per direction)")
         fabric = Fabric(link_bw, link_label)
     n, d = gpus, fabric.domain
-    if d is not None and n > d:
-        return _hierarchical(op, n, nbytes, latency, fabric)
-    return _flat(op, n, nbytes, latency, fabric)
+    result = _hierarchical(op, n, nbytes, latency, fabric) if d is not None and n > d else _flat(op, n, nbytes, latency, fabric)
+    if fabric.link_label:
+        result.values["link_source"] = fabric.link_label  # which figure: vendor, override, or measured over N GPUs
+    return result
 
 
 def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Result:

@@ -351,7 +351,7 @@ def _run_collective(p: dict[str, Any], data_dir) -> Result:
         if not p["gpu"]:
             raise FieldError("gpu", "give --gpu (its scale-up link) or --link-bw (per direction)")
         ceilings = _ceilings(p, data_dir, ("link_bw",))
-        fabric = ceilings.fabric()
+        fabric = ceilings.fabric(gpus=p["gpus"])
         if p.get("domain"):
             fabric = replace(fabric, domain=p["domain"])
     if "net_bw" in given and (fabric.domain is None or p["gpus"] <= fabric.domain):

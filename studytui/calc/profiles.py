@@ -428,7 +428,13 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
         "link_bw_per_direction": summary["link_bw_per_direction"],
     }
     return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data),
-                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)])
+                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+                # String keys: the same in Python as after a JSON round trip (gpus --json).
+                link_bw_by_gpus={str(n): v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
+                collectives={
+                    str(n): {op: {str(size): bw for size, bw in sizes.items()} for op, sizes in ops.items()}
+                    for n, ops in collective_table(data).items()
+                })
 
 
 def _five_fields(run: dict[str, Any]) -> dict[str, str]:

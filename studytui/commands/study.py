@@ -57,21 +57,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="back up progress and notes",
         description="JSON: a complete, re-importable backup (states, times, notes, event log). Markdown: "
-        "a readable study journal of all notes by section. PATH '-' writes to standard output.",
+        "a readable study journal of all notes by section. Anki: a deck package (.apkg) of the glossary and "
+        "the practice problems you met. Vault: a folder of Markdown notes (Obsidian-style front matter) "
+        "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md).",
     )
     p.add_argument(
         "path", metavar="PATH",
-        help="file to write (replaced atomically; through a symlink, its target is replaced)",
+        help="file to write (replaced atomically; through a symlink, its target is replaced); a folder for vault",
     )
-    p.add_argument("--format", choices=("json", "md"), help="default: md for *.md files, json otherwise")
+    p.add_argument(
+        "--format", choices=("json", "md", "anki", "vault"),
+        help="default: md for *.md files, anki for *.apkg, json otherwise (vault must be asked for)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
-        "import", help="merge a JSON export",
+        "import", help="merge a JSON export or a notes vault",
         description="Merge a JSON export into your progress: per entry the newer change wins, conflicting "
-        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans.",
+        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans. "
+        "PATH a directory: read the notes back from a vault written by 'export --format vault'.",
     )
-    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin)")
+    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin), or a vault directory")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=cmd_import)
 
@@ -474,8 +480,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     from studytui.store import EntryProgress
 
     fmt = args.format or ("md" if args.path.lower().endswith((".md", ".markdown")) else "json")
+    if fmt == "json" and args.format is None and args.path.lower().endswith(".apkg"):
+        fmt = "anki"
     # salvage: a damaged database is exactly when a backup matters; export what can be read.
     guide, store = _open(args, salvage=True)
+    if fmt in ("anki", "vault"):
+        from studytui.commands.takealong import export_other
+
+        with store:
+            return export_other(fmt, args.path, guide, store)
     with store:
         data = store.export_json()
         damaged = store.damaged
@@ -537,9 +550,23 @@ def _read_export(path_arg: str) -> tuple[Any, str]:
         raise UsageError(f"{path_arg} is not a JSON export ({str(exc).splitlines()[0]}); nothing was changed") from None
 
 
+def _is_folder(path: str) -> bool:
+    # An odd path (unknown ~user, over-long name) is not a folder; _read_export names the problem.
+    try:
+        return Path(path).expanduser().is_dir()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from studytui.study import alias_map
 
+    if args.path != "-" and _is_folder(args.path):
+        from studytui.commands.takealong import import_vault
+
+        guide, store = _open(args)
+        with store:
+            return import_vault(args, guide, store)
     data, name = _read_export(args.path)
     guide, store = _open(args)
     known = {e.id for e in guide.entries} | set(alias_map(guide))
