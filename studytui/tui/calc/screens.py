@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 # Calculators whose result is a point under a roofline (they report intensity and ceilings).
 PLOTTED = frozenset({"roofline", "gemm", "transformer"})
+# Calculators with a sweep plot instead (studytui/tui/calc/occupancy_plot.py).
+SWEEP_PLOTTED = frozenset({"occupancy"})
 DASH = "—"
 # Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
 # reading a profile parses YAML, too slow to repeat on every keystroke or every screen opening.
@@ -114,7 +116,7 @@ class CalculatorScreen(Screen[None]):
         self._data_dir: Path | None = None
         self._catalog: Catalog | None = None
         self._initial: dict[str, str] = {}
-        self.panel = "plot" if launch.calc in PLOTTED else "explain"
+        self.panel = "plot" if launch.calc in PLOTTED | SWEEP_PLOTTED else "explain"
         self._texts: dict[str, str] = {"explain": DASH, "about": spec.description}
         self._computed_for: dict[str, str] | None = None
         self._painted = False
@@ -166,6 +168,10 @@ class CalculatorScreen(Screen[None]):
                         from studytui.tui.calc.plot import RooflinePlot
 
                         yield RooflinePlot(id="tab-plot")
+                    elif self.spec.name in SWEEP_PLOTTED:
+                        from studytui.tui.calc.occupancy_plot import OccupancyPlot
+
+                        yield OccupancyPlot(id="tab-plot")
                     with VerticalScroll(id="tab-text", classes="calc-text-scroll"):
                         yield Static("", id="calc-text", markup=False)
         yield Static(_key_hint(self.spec.name in PLOTTED), id="calc-keys")
@@ -173,7 +179,7 @@ class CalculatorScreen(Screen[None]):
     @property
     def panels(self) -> list[tuple[str, str]]:
         """(id, title) of the panels under the results, in ctrl+l order."""
-        plot = [("plot", "Plot")] if self.spec.name in PLOTTED else []
+        plot = [("plot", "Plot")] if self.spec.name in PLOTTED | SWEEP_PLOTTED else []
         return [*plot, ("explain", "Explain"), ("about", "About")]
 
     def on_mount(self) -> None:
@@ -302,6 +308,10 @@ class CalculatorScreen(Screen[None]):
 
     # --- plot ---------------------------------------------------------------------------------
     def _plot(self) -> RooflinePlot | None:
+        if self.spec.name in SWEEP_PLOTTED:
+            from studytui.tui.calc.occupancy_plot import OccupancyPlot
+
+            return self.query_one("#tab-plot", OccupancyPlot)  # type: ignore[return-value]
         if self.spec.name not in PLOTTED:
             return None
         from studytui.tui.calc.plot import RooflinePlot
@@ -329,6 +339,9 @@ class CalculatorScreen(Screen[None]):
     def _update_plot(self, result: Result, values: Mapping[str, str]) -> None:
         plot = self._plot()
         if plot is None:
+            return
+        if self.spec.name in SWEEP_PLOTTED:
+            plot.show(result.values, values.get("sweep") or None)  # type: ignore[call-arg]
             return
         from studytui.tui.calc.plot import Roof, WorkPoint
 
