@@ -76,6 +76,14 @@ def _try_it_problems(guide: Guide, files: dict) -> list[str]:
     return problems
 
 
+def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+    try:
+        from studytui.practice.check import check_problems
+    except ImportError:
+        return []
+    return check_problems(content_dir, guide)
+
+
 def check_content(content_dir: str | Path) -> CheckReport:
     path = Path(content_dir)
     parsed = parse_content(path)
@@ -83,4 +91,5 @@ def check_content(content_dir: str | Path) -> CheckReport:
     if parsed.guide is not None:
         problems += _try_it_problems(parsed.guide, parsed.files)
     problems += _profile_problems(path)
+    problems += _practice_problems(path, parsed.guide)
     return CheckReport(problems=problems, guide=parsed.guide)
