@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "studytui.commands.guide",
     "studytui.commands.study",
     "studytui.commands.calc",
+    "studytui.commands.practice",
     "studytui.commands.measure",
 )
 
