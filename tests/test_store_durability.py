@@ -192,7 +192,9 @@ def test_a_held_lock_gives_a_clear_message_and_changes_nothing(tmp_path: Path, m
 WRITER = r"""
 import os, sys
 from studytui.store import open_store
+import sqlite_utils  # imported by the first write anyway; loaded before "ready" so delays time the writes
 data, fd, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.write(fd, b"ready\n")
 store = open_store(data)
 i = start
 while True:
@@ -212,14 +214,17 @@ def _run_writer_and_kill(data: Path, start: int, delay: float) -> list[int]:
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(data), str(write_fd), str(start)], pass_fds=(write_fd,))
     os.close(write_fd)
+    # Time the kill from the moment the interpreter has started: on a loaded machine, start-up
+    # alone can outlast every delay and the writer would never write.
+    first = os.read(read_fd, 6)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    chunks = []
+    chunks = [first]
     while chunk := os.read(read_fd, 65536):
         chunks.append(chunk)
     os.close(read_fd)
-    return [int(x) for x in b"".join(chunks).decode().split()]
+    return [int(x) for x in b"".join(chunks).decode().split() if x != "ready"]
 
 
 def test_kill_9_never_corrupts_or_loses_an_acknowledged_write(tmp_path: Path) -> None:

@@ -19,6 +19,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
+from studytui.tui.widgets.inputs import OrderedInput
+
 from studytui.calc.dtypes import DTYPES
 from studytui.calc.forms import CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
@@ -32,7 +34,7 @@ MODEL_DIMS = frozenset({
 })
 CEILING_OVERRIDES = frozenset({"peak_flops", "mem_bw", "link_bw", "profile", "hbm"})
 MORE_OPTIONS = frozenset({
-    "a_dtype", "b_dtype", "c_dtype", "sms", "quant_group", "quant_scale_bytes", "latency", "causal_half",
+    "a_dtype", "b_dtype", "c_dtype", "sms", "quant_group", "quant_scale_bytes", "latency", "causal", "net_bw", "domain",
     "mfu", "mbu", "mem_fraction",
 })
 GROUPS = (
@@ -148,7 +150,7 @@ class FieldRow:
             blank = BLANK_PROMPTS.get(field.kind, "(default)") if field.default is None else None
             return ChoiceField(options, value, title=field.label, blank=blank, id=f"f-{field.name}", tooltip=tooltip)
         placeholder = f"default {field.default}" if field.default is not None else (field.help or field.label)
-        control = Input(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
+        control = OrderedInput(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
                         select_on_focus=False, suggester=self._suggester())
         control.cursor_blink = cursor_blink
         return control
