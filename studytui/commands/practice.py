@@ -153,11 +153,9 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
         close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
         con.print(Text(f"Correct{close}: {result.expected.display(problem.unit)}", style="bold green"))
     else:
-        if result.relative_error is not None:
-            direction = "high" if (result.given or 0) > (result.expected.value or 0) else "low"
-            con.print(Text(f"Not yet: {result.relative_error:.0%} too {direction} (within {problem.tolerance:.0%} counts).", style="bold yellow"))
-        else:
-            con.print(Text("Not yet: that is not the answer.", style="bold yellow"))
+        from studytui.practice.grading import miss_text
+
+        con.print(Text(miss_text(result, problem.tolerance), style="bold yellow"))
         if result.hint:
             con.print(Text("Hint: ", style="bold") + Text(result.hint))
         if args.reveal:

@@ -150,3 +150,16 @@ def grade(variant: Variant, answer: str, misses_before: int = 0, reveal: bool = 
     if correct or reveal:
         g.solution = solution(variant, exp)
     return g
+
+
+def miss_text(result: Grade, tolerance: float) -> str:
+    """How far off a wrong answer is, in words a learner can use ('38% too high', '12 times too low')."""
+    if result.relative_error is None or result.given is None or result.expected.value is None:
+        return "Not yet: that is not the answer."
+    given, want = result.given, result.expected.value
+    high = given > want
+    if result.relative_error < 2 or given == 0:
+        size = f"{result.relative_error:.0%}"
+    else:
+        size = f"{(given / want if high else want / given):.3g} times"
+    return f"Not yet: {size} too {'high' if high else 'low'} (within {tolerance:.0%} counts)."

@@ -13,6 +13,8 @@ from studytui.practice.loader import ProblemSet, load_problems
 from studytui.practice.model import SEED_LIMIT, Problem, Variant
 from studytui.store.attempts import Attempt
 
+REVEALED = "(solution shown)"  # the answer recorded when a learner asks for the solution first
+
 
 def _utcnow() -> _dt.datetime:
     return _dt.datetime.now(_dt.timezone.utc)
@@ -93,6 +95,21 @@ class Practice:
         self.store.record_attempt(problem_id, chosen, str(value).strip(), result.correct, result.relative_error)
         self.refresh()
         return result
+
+    def reveal(self, problem_id: str, seed: Any = None) -> list[str]:
+        """The worked solution on request. Before a right answer it counts as a miss (recorded),
+        so the review schedule stays honest; the variant stays the same."""
+        from studytui.practice.grading import expected, solution
+
+        problem = self.get(problem_id)
+        chosen = self.seed(problem_id, seed)
+        variant = problem.variant(chosen)
+        lines = solution(variant, expected(variant))
+        solved = any(a.correct and a.seed == chosen for a in self.attempts(problem_id))
+        if not solved:
+            self.store.record_attempt(problem_id, chosen, REVEALED, False, None)
+            self.refresh()
+        return lines
 
     # -- review ----------------------------------------------------------------------------
     def reviews(self) -> dict[str, schedule.Review]:
