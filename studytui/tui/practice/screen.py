@@ -76,7 +76,9 @@ class PracticeScreen(Screen[None]):
             with VerticalScroll(id="practice-right"):
                 yield Static(id="practice-question")
                 yield Static(id="practice-meta")
-                yield Input(placeholder="your answer, e.g. 31 ms", id="practice-answer")
+                answer = Input(placeholder="your answer, e.g. 31 ms", id="practice-answer")
+                answer.cursor_blink = getattr(self.app, "cursor_blink", True)  # off in tests: stable snapshots
+                yield answer
                 yield Static(id="practice-feedback")
                 yield Static(id="practice-solution")
         yield Footer()
