@@ -202,6 +202,37 @@ def next_entry(guide: Guide, states: StateMap, last_viewed_id: str | None) -> En
     return None
 
 
+def study_position(guide: Guide, states: StateMap) -> Entry | None:
+    """Where the learner really is: the entry they last studied - marked, or opened the source
+    of - as opposed to one they only showed (`studytui next`) or browsed to (`/`, arrows).
+    None for a fresh learner."""
+    current, _ = canonical_states(guide, states)
+    best: tuple[str, int] | None = None
+    found: Entry | None = None
+    for entry_id, progress in current.items():
+        stamps = [t for t in (progress.state_changed_at, progress.last_opened_at) if t]
+        entry = guide.get(entry_id)
+        if not stamps or entry is None:
+            continue
+        key = (max(stamps), entry.index)  # ISO UTC strings sort by time; ties: later in the guide
+        if best is None or key > best:
+            best, found = key, entry
+    return found
+
+
+def continue_entry(guide: Guide, states: StateMap) -> Entry | None:
+    """What `studytui next` and the app's "Continue:" offer: the first pending entry in guide
+    order after the learner's study position (wrapping; the position itself when it was just put
+    back to pending). Reading it changes nothing, so asking twice gives the same answer."""
+    position = study_position(guide, states)
+    if position is not None:
+        progress = canonical_states(guide, states)[0][position.id]
+        put_back = progress.state == "pending" and (progress.state_changed_at or "") >= (progress.last_opened_at or "")
+        if put_back:  # marked pending again last: that is the entry to go back to
+            return position
+    return next_entry(guide, states, position.id if position is not None else None)
+
+
 def resolve_entry(guide: Guide, entry_id: str) -> Entry:
     """An entry by id or alias; UsageError with close matches otherwise."""
     found = guide.get(entry_id)

@@ -104,3 +104,47 @@ def test_any_query_is_answered(query):
 @given(st.text(alphabet="abcdefgh -_.", max_size=20))
 def test_normalisation_is_separator_blind(text):
     assert compact(text) == "".join(words(text))
+
+
+# --- precision (issue 12) -----------------------------------------------------------------------
+def test_stream_k_finds_only_stream_k(index):
+    for query in ("stream k", "Stream-K", "streamk", "stream-k"):
+        hits = index.search(query)
+        assert hits and hits[0].entry.id == "stream-k"
+        # Every hit really is about Stream-K, not the whole guide.
+        for h in hits:
+            e = h.entry
+            assert "streamk" in compact(" ".join((e.title, *e.tags, e.summary, e.id))), (query, e.id)
+
+
+def test_a_single_letter_is_a_word_not_a_wildcard(index):
+    every = len(index.docs)
+    hits = index.search("k")
+    assert len(hits) < every // 10
+    for h in hits:
+        e = h.entry
+        assert "k" in words(" ".join((e.title, *e.tags, e.summary, e.id, *e.authors, e.section_title))), e.id
+
+
+def test_every_word_must_match(index):
+    for h in index.search("kv cache quantization"):
+        e = h.entry
+        text = compact(" ".join((e.title, *e.tags, e.summary, e.id)))
+        assert "kvcache" in text and "quantiz" in text, e.id
+
+
+@pytest.mark.parametrize("typo, expected", [
+    ("flashattn", "flashattention"),
+    ("stremk", "stream-k"),
+    ("strema-k", "stream-k"),
+    ("roofilne", "roofline-paper"),
+    ("speculativ decoding", "speculative-decoding-leviathan"),
+])
+def test_typos_still_find_the_entry_first(index, typo, expected):
+    hits = index.search(typo, limit=3)
+    assert hits and hits[0].entry.id == expected, [h.entry.id for h in hits]
+
+
+def test_short_words_do_not_match_inside_words(index):
+    assert all("tma" in words(" ".join((h.entry.title, *h.entry.tags, h.entry.summary, h.entry.id)))
+               or "tma" in compact(h.entry.title) for h in index.search("tma"))

@@ -146,3 +146,22 @@ def test_resolve_entry_by_id_alias_and_error() -> None:
     message = str(info.value)
     assert "unknown entry id 'watch-x'" in message and "'watch-e'" in message and "studytui search" in message
     assert "\n" not in message
+
+
+def test_continue_starts_from_what_was_studied_not_what_was_browsed() -> None:
+    from studytui.store.model import EntryProgress
+    from studytui.study import continue_entry, study_position
+
+    guide = GUIDE
+    first, second, third = (e.id for e in guide.entries[:3])
+    assert study_position(guide, {}) is None
+    assert continue_entry(guide, {}) is guide.entries[0]
+    states = {first: EntryProgress(first, "done", state_changed_at="2026-01-01T00:00:00.000001+00:00")}
+    assert continue_entry(guide, states).id == second
+    # Opened later, further on: the learner is there now.
+    later = guide.entries[3].id
+    states[later] = EntryProgress(later, "learning", state_changed_at="2026-01-02T00:00:00.000001+00:00")
+    assert continue_entry(guide, states).id == guide.entries[4].id
+    # Put back to pending last: it is where to continue.
+    states[third] = EntryProgress(third, "pending", state_changed_at="2026-01-03T00:00:00.000001+00:00")
+    assert continue_entry(guide, states).id == third

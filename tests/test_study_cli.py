@@ -43,12 +43,17 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str):
 def test_the_study_flow(capsys: pytest.CaptureFixture[str]) -> None:
     first = run_json(capsys, "next", "--json")
     assert first["id"] == FIRST == GUIDE.sections[0].entries[0].id  # fresh start: Start here
-    assert run_json(capsys, "next", "--json")["id"] == SECOND  # the one after the last viewed
+    # Showing is not studying: asking again (and again) gives the same entry.
+    assert run_json(capsys, "next", "--json")["id"] == FIRST
+    assert run_json(capsys, "next", "--json")["id"] == FIRST
+    code, out, _ = run(capsys, "next")
+    assert code == 0 and GUIDE.entries[0].title[:20] in out
+    assert open_store().last_viewed() is None  # the app still reopens where the learner was
     code, out, _ = run(capsys, "mark", SECOND, "done")
     assert code == 0 and SECOND in out and "done" in out
     assert run(capsys, "mark", FIRST, "skipped")[0] == 0
     assert run(capsys, "mark", THIRD, "learning")[0] == 0
-    # Last viewed is SECOND; THIRD is learning, so next is the fourth entry.
+    # THIRD was marked last (learning), so next is the fourth entry.
     assert run_json(capsys, "next", "--json")["id"] == GUIDE.entries[3].id
     progress = run_json(capsys, "progress", "--json")
     assert (progress["done"], progress["skipped"], progress["learning"]) == (1, 1, 1)
@@ -59,7 +64,7 @@ def test_the_study_flow(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "progress")
     assert code == 0 and "skipped" in out and GUIDE.sections[0].title[:10] in out
     code, out, _ = run(capsys, "next")
-    assert code == 0 and GUIDE.entries[4].title[:20] in out
+    assert code == 0 and GUIDE.entries[3].title[:20] in out  # the same entry: showing moved nothing
 
 
 def test_next_when_everything_is_covered(capsys: pytest.CaptureFixture[str]) -> None:
@@ -289,3 +294,14 @@ def test_real_processes_flow_and_exit_codes() -> None:
     nxt = studytui("next", "--json")
     assert json.loads(nxt.stdout)["id"] == SECOND
     assert os.environ["STUDYTUI_DATA_DIR"] in studytui("where").stdout.decode()
+
+
+def test_next_follows_marking_and_opening_not_showing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_json(capsys, "next", "--json")["id"] == FIRST
+    run(capsys, "mark", FIRST, "done")
+    assert run_json(capsys, "next", "--json")["id"] == SECOND
+    assert run_json(capsys, "next", "--json")["id"] == SECOND
+    store = open_store()
+    store.mark_opened(GUIDE.entries[5].id)  # opening a source later in the guide: the learner is there now
+    store.close()
+    assert run_json(capsys, "next", "--json")["id"] == GUIDE.entries[6].id

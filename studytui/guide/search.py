@@ -1,13 +1,26 @@
-"""Keyword jump over the guide: ranked, tolerant of case, punctuation and hyphens.
+"""Keyword jump over the guide: ranked, precise, tolerant of case, punctuation, hyphens and typos.
 
-"stream k", "Stream-K" and "streamk" all find Stream-K: every field is kept both as words and as
-one compact string with separators removed, and a query word matches either. Entries matching
-every query word rank before entries matching some.
+How a query is read, as a learner means it:
+- Case, punctuation and hyphens do not matter: "stream k", "Stream-K" and "streamk" are the same
+  query. Every field is kept both as words and as one compact string without separators.
+- Every word of the query must match (an entry matching only some words is not a match), so a
+  longer query narrows the list.
+- Short words are not wildcards: a word of one or two letters is looked for only in names
+  (titles, tags, ids, notes), a one-letter word only as that whole word, and a short word next
+  to another is read joined to it ("stream k" = "streamk", "deepseek v3" = "deepseekv3"). Only
+  the word still being typed (the last) matches as a word prefix, from two letters on; inside a
+  word, only from four letters ("tma" does not find "softmax").
+- Typos: when nothing matches, a word the guide does not contain is replaced by the closest word
+  it does contain (one edit away, or the word typed with letters left out: `stremk` -> Stream-K,
+  `flashattn` -> FlashAttention), and the search runs again.
+- Ranking: a title equal to the query, then starting with it, then the weighted field hits
+  (title > tags > authors > id > notes > section > summary), then guide order.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
@@ -17,6 +30,9 @@ _NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
 # Field weights: a hit in the title says far more than one in the summary.
 WEIGHTS = {"title": 10.0, "tags": 6.0, "authors": 5.0, "section": 3.0, "id": 4.0, "summary": 2.0, "notes": 3.0}
+SHORT = 2  # words this short are never matched inside other words
+INSIDE_MIN = 4  # a word matches inside another word only from this length
+NAME_FIELDS = frozenset({"title", "tags", "id", "notes"})  # where a word of one or two letters is matched
 
 
 def words(text: str) -> list[str]:
@@ -28,6 +44,13 @@ def compact(text: str) -> str:
     return _NON_ALNUM.sub("", text.lower())
 
 
+def _tokens(text: str) -> set[str]:
+    """Words, plus each whitespace-separated token with its hyphens removed ("Stream-K:" -> "streamk")."""
+    out = set(words(text))
+    out.update(c for c in (compact(t) for t in text.split()) if c)
+    return out
+
+
 @dataclass(frozen=True)
 class SearchHit:
     entry: Entry
@@ -36,17 +59,19 @@ class SearchHit:
 
 
 class _Field:
-    __slots__ = ("name", "words", "compact", "weight")
+    __slots__ = ("name", "words", "spaced", "compact", "weight")
 
     def __init__(self, name: str, text: str):
         self.name = name
-        self.words = frozenset(words(text))
-        self.compact = compact(text)
+        split = words(text)
+        self.words = frozenset(split)
+        self.spaced = " " + " ".join(split)  # " t" in spaced: some word starts with t
+        self.compact = "".join(split)
         self.weight = WEIGHTS[name]
 
 
 class _Doc:
-    __slots__ = ("entry", "fields", "all_compact", "title_compact")
+    __slots__ = ("entry", "fields", "all_compact", "title_compact", "name_words", "name_spaced")
 
     def __init__(self, entry: Entry):
         self.entry = entry
@@ -61,21 +86,84 @@ class _Doc:
         self.fields = [_Field(name, text) for name, text in texts.items()]
         self.all_compact = "\x00".join(f.compact for f in self.fields)
         self.title_compact = self.fields[0].compact
+        # Where a one-letter word means something: names, not prose ("a" is in every summary).
+        self.name_words = self.fields[0].words | self.fields[1].words | self.fields[4].words
+        self.name_spaced = " " + " ".join(self.name_words)
 
 
-def _term_score(term: str, field: _Field) -> float:
-    """How well one query term matches one field: whole word > word prefix > inside a word."""
-    if term in field.words:
+@dataclass(frozen=True)
+class _Term:
+    """One unit of the query: a word, or a short word read joined to its neighbour."""
+
+    text: str
+    last: bool  # still being typed: may match as a word prefix
+    parts: int = 1  # query words it stands for
+
+
+def _plan(terms: list[str]) -> list[_Term]:
+    """Join each short word to its neighbour: "stream k" -> "streamk", "kv cache" -> "kvcache"."""
+    if len(terms) == 1:
+        return [_Term(terms[0], last=True)]
+    out: list[_Term] = []
+    i = 0
+    while i < len(terms):
+        word = terms[i]
+        nxt = terms[i + 1] if i + 1 < len(terms) else None
+        if nxt is not None and (len(nxt) <= SHORT or len(word) <= SHORT):
+            out.append(_Term(word + nxt, last=i + 1 == len(terms) - 1, parts=2))
+            i += 2
+            continue
+        out.append(_Term(word, last=i == len(terms) - 1))
+        i += 1
+    return out
+
+
+def _term_score(term: _Term, field: _Field) -> float:
+    """How well one term matches one field: whole word > word prefix > inside a word."""
+    t = term.text
+    if len(t) <= SHORT and term.parts == 1 and field.name not in NAME_FIELDS:
+        return 0.0
+    if t in field.words:
         return 1.0
-    if term not in field.compact:
+    if term.parts > 1:
+        # A joined pair ("streamk") is found in the compact text, across the hyphen.
+        return 0.9 if t in field.compact else 0.0
+    if len(t) <= 1 or t not in field.compact:
         # Plural or singular forms: "kernels" finds "kernel".
-        if len(term) > 3 and term.endswith("s") and term[:-1] in field.compact:
+        if len(t) > 3 and t[-1] == "s" and t[:-1] in field.words:
             return 0.6
         return 0.0
-    if any(w.startswith(term) for w in field.words):
-        return 0.8
+    if (term.last or len(t) > SHORT) and " " + t in field.spaced:
+        return 0.8 if len(t) > SHORT else 0.4
     # Short terms inside longer words are noise ("tma" in "softmax").
-    return 0.5 if len(term) > 3 else 0.0
+    return 0.5 if len(t) >= INSIDE_MIN else 0.0
+
+
+def _within_one_edit(a: str, b: str) -> bool:
+    """True when b is a, or a with one letter changed, added, removed or two neighbours swapped."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        if a[i + 1:] == b[i + 1:]:
+            return True
+        return i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+    if la > lb:
+        return a[i + 1:] == b[i:]
+    return a[i:] == b[i + 1:]
+
+
+def _is_abbreviation(term: str, word: str) -> bool:
+    """`term` is `word` typed with letters left out, keeping its start ("flashattn", "stremk")."""
+    if len(term) >= len(word) or len(term) * 2 < len(word) or word[:2] != term[:2]:
+        return False
+    it = iter(word)
+    return all(c in it for c in term)
 
 
 class SearchIndex:
@@ -83,53 +171,137 @@ class SearchIndex:
 
     def __init__(self, entries: Iterable[Entry]):
         self.docs = [_Doc(e) for e in entries]
+        self._vocabulary: dict[str, list[str]] | None = None  # by first letter, built on first typo
+        # Every entry's compact text in one string, so finding the entries that hold a term is a
+        # few C-level `find`s rather than a Python loop over every entry.
+        self._starts: list[int] = []
+        parts, at = [], 0
+        for doc in self.docs:
+            self._starts.append(at)
+            parts.append(doc.all_compact)
+            at += len(doc.all_compact) + 1
+        self._blob = "\x01".join(parts)
+        self._index_of = {doc.entry.id: i for i, doc in enumerate(self.docs)}
 
+    def _holding(self, needle: str) -> list[int]:
+        """Indexes of the entries whose compact text contains `needle`, in guide order."""
+        out: list[int] = []
+        blob, starts, find = self._blob, self._starts, self._blob.find
+        n = len(starts)
+        at = find(needle)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            out.append(i)
+            if i + 1 >= n:
+                break
+            at = find(needle, starts[i + 1])
+        return out
+
+    # --- typos --------------------------------------------------------------------------------
+    def _words_by_letter(self) -> dict[str, list[str]]:
+        if self._vocabulary is None:
+            vocab: set[str] = set()
+            for doc in self.docs:
+                e = doc.entry
+                vocab.update(_tokens(" ".join((e.title, *e.also_names, *e.tags, e.id))))
+            by_letter: dict[str, list[str]] = {}
+            for word in sorted(vocab):
+                if len(word) >= INSIDE_MIN:
+                    by_letter.setdefault(word[0], []).append(word)
+            self._vocabulary = by_letter
+        return self._vocabulary
+
+    def correction(self, term: str) -> str | None:
+        """The guide's closest word to a word it does not contain (None: nothing close)."""
+        if len(term) < INSIDE_MIN:
+            return None
+        best: tuple[int, int, str] | None = None
+        for word in self._words_by_letter().get(term[0], ()):
+            if _within_one_edit(term, word):
+                rank = (0, len(word), word)
+            elif _is_abbreviation(term, word):
+                rank = (1, len(word), word)
+            else:
+                continue
+            if best is None or rank < best:
+                best = rank
+        return best[2] if best is not None else None
+
+    def _corrected(self, terms: list[str], notes: Mapping[str, _Field]) -> list[str] | None:
+        out, changed = [], False
+        for term in terms:
+            known = term in self._blob or any(term in f.compact for f in notes.values())
+            fixed = None if known else self.correction(term)
+            if fixed is not None and fixed != term:
+                out.append(fixed)
+                changed = True
+            else:
+                out.append(term)
+        return out if changed else None
+
+    # --- search -------------------------------------------------------------------------------
     def search(self, query: str, limit: int | None = None, note_texts: Mapping[str, str] | None = None) -> list[SearchHit]:
+        """Entries matching every word of `query`, best first (typos corrected when nothing matches)."""
         terms = words(query)
         if not terms:
             return []
-        whole = compact(query)
         notes = {k: _Field("notes", v) for k, v in (note_texts or {}).items() if v}
-        hits: list[tuple[int, float, int, SearchHit]] = []
-        for doc in self.docs:
+        result = self._search(terms, notes)
+        if not result:
+            corrected = self._corrected(terms, notes)
+            if corrected is not None:
+                result = self._search(corrected, notes)
+        return result[:limit] if limit is not None else result
+
+    def _search(self, terms: list[str], notes: Mapping[str, _Field]) -> list[SearchHit]:
+        plan = _plan(terms)
+        whole = "".join(terms)
+        hits: list[tuple[float, int, SearchHit]] = []
+        # Only entries holding every term (a plural also by its singular), plus any with a note.
+        candidates: set[int] | None = None
+        for term in sorted(plan, key=lambda t: -len(t.text)):
+            if len(term.text) <= SHORT and term.parts == 1:
+                pool = candidates if candidates is not None else range(len(self.docs))
+                docs, t = self.docs, term.text
+                if term.last and len(t) == SHORT:
+                    found = {i for i in pool if " " + t in docs[i].name_spaced}
+                else:
+                    found = {i for i in pool if t in docs[i].name_words}
+            else:
+                needle = term.text[:-1] if len(term.text) > 3 and term.text[-1] == "s" else term.text
+                found = set(self._holding(needle))
+            candidates = found if candidates is None else candidates & found
+            if not candidates:
+                break
+        chosen = set(candidates or ())
+        if notes:
+            chosen.update(self._index_of[k] for k in notes if k in self._index_of)
+        for i in sorted(chosen):
+            doc = self.docs[i]
             note = notes.get(doc.entry.id)
-            # Cheap filter first: most entries share no term with the query at all.
-            if note is None and not any(t in doc.all_compact or (len(t) > 3 and t.endswith("s") and t[:-1] in doc.all_compact) for t in terms):
-                if whole not in doc.all_compact:
-                    continue
             fields = doc.fields + [note] if note is not None else doc.fields
-            score, matched, field_hits = 0.0, 0, {}
-            for term in terms:
+            score, field_hits = 0.0, {}
+            for term in plan:
                 best = 0.0
                 for f in fields:
                     s = _term_score(term, f)
                     if s:
-                        weighted = s * f.weight
+                        weighted = s * f.weight * term.parts
                         best = max(best, weighted)
                         field_hits[f.name] = field_hits.get(f.name, 0.0) + weighted
-                if best:
-                    matched += 1
-                    score += best
-            # The query as one compact string ("streamk" vs "stream-k" vs "stream k").
-            if len(whole) > 2:
-                if doc.title_compact == whole:
-                    score += 30.0
-                    matched = len(terms)
-                elif doc.title_compact.startswith(whole):
-                    score += 15.0
-                    matched = len(terms)
-                elif whole in doc.title_compact and (len(terms) > 1 or len(whole) > 4):
-                    score += 8.0
-                    matched = len(terms)
-                elif len(terms) > 1 and whole in doc.all_compact:
-                    score += 4.0
-                    matched = len(terms)
-            if not matched:
-                continue
-            ordered = tuple(sorted(field_hits, key=lambda n: -field_hits[n]))
-            hit = SearchHit(doc.entry, round(score, 3), ordered)
-            hits.append((matched, score, -doc.entry.index, hit))
-        # All-words matches first, then score, then guide order.
-        hits.sort(key=lambda h: (h[0], h[1], h[2]), reverse=True)
-        result = [h[3] for h in hits]
-        return result[:limit] if limit is not None else result
+                if not best:
+                    break  # every term must match
+                score += best
+            else:
+                # The query as one compact string ("streamk" vs "stream-k" vs "stream k").
+                if len(whole) > 2:
+                    if doc.title_compact == whole:
+                        score += 30.0
+                    elif doc.title_compact.startswith(whole):
+                        score += 15.0
+                    elif whole in doc.title_compact:
+                        score += 8.0
+                ordered = tuple(sorted(field_hits, key=lambda n: -field_hits[n]))
+                hits.append((score, -doc.entry.index, SearchHit(doc.entry, round(score, 3), ordered)))
+        hits.sort(key=lambda h: (h[0], h[1]), reverse=True)
+        return [h[2] for h in hits]

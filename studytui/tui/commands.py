@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from studytui.study import continue_entry
+
 if TYPE_CHECKING:
     from studytui.guide.model import Entry
     from studytui.tui.app import StudyApp
@@ -29,9 +31,11 @@ class StudyCommands(Provider):
     def _fixed_commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
         """(title, callback, help) for every command that is not a single entry."""
         app = self.study_app
-        upcoming = app.next_pending(self._current_entry())
+        # From where the learner really is (what they last marked or opened), not from wherever
+        # a `/` jump left the cursor: the same entry `studytui next` shows.
+        upcoming = continue_entry(app.guide, app.progress)
         if upcoming is not None:
-            yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), "The next entry still pending")
+            yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), "The first pending entry from where you are")
         for section in app.guide.sections:
             yield (f"Section: {section.title}", partial(app.jump_to_section, section), f"{len(section.entries)} entries")
         for spec in app.registry.screens.values():
@@ -57,7 +61,9 @@ class StudyCommands(Provider):
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
         app = self.study_app
-        hits = app.search_index.search(query, limit=ENTRY_HITS)
+        # "Entry: Stream-K" is what the palette shows; the words after "Entry:" are the query.
+        words_only = query.split(":", 1)[1] if query.lower().startswith("entry:") else query
+        hits = app.search_index.search(words_only, limit=ENTRY_HITS)
         if not hits:
             return
         best = hits[0].score or 1.0

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from studytui.calc.hardware import Accelerator, load_catalog
 from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, provenance_lines
+from studytui.tui.widgets.inputs import OrderedInput
 
 
 def gpu_details(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None) -> Table:
@@ -71,7 +72,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="gpu-picker-box"):
             yield Static("Choose a GPU", classes="dialog-title")
-            search = Input(placeholder="Search by name, id, vendor or alias (e.g. h200, amd, tpu)", id="gpu-search")
+            search = OrderedInput(placeholder="Search by name, id, vendor or alias (e.g. h200, amd, tpu)", id="gpu-search")
             search.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
             yield search
             with Horizontal():

@@ -11,6 +11,7 @@ from textual.widgets import Footer, Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.guide.model import GlossaryTerm, Guide
+from studytui.tui.widgets.inputs import OrderedInput
 
 
 class GlossaryScreen(Screen[None]):
@@ -18,6 +19,10 @@ class GlossaryScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back", id="glossary-close"),
+        Binding("down", "move(1)", "Down", show=False),
+        Binding("up", "move(-1)", "Up", show=False),
+        Binding("pagedown", "move(10)", show=False),
+        Binding("pageup", "move(-10)", show=False),
     ]
 
     def __init__(self, guide: Guide, term: str | None = None) -> None:
@@ -27,10 +32,10 @@ class GlossaryScreen(Screen[None]):
         self._initial = term
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Glossary · {len(self._terms)} terms", id="status")
+        yield Static(f"Glossary · {len(self._terms)} terms · type to filter · ↑↓ choose · Enter: the reading", id="status")
         with Horizontal(id="body"):
             with Vertical(id="glossary-left"):
-                yield Input(placeholder="Filter terms", id="glossary-filter")
+                yield OrderedInput(placeholder="Filter terms", id="glossary-filter")
                 yield OptionList(*self._options(""), id="glossary-terms")
             yield Markdown(id="glossary-detail", open_links=False)
         yield Footer()
@@ -47,7 +52,8 @@ class GlossaryScreen(Screen[None]):
         terms = self.query_one(OptionList)
         filter_input = self.query_one(Input)
         filter_input.cursor_blink = getattr(self.app, "cursor_blink", True)
-        terms.focus()
+        # Typing filters at once ("g" then "ridge"); arrows and Enter still work on the list.
+        filter_input.focus()
         if terms.option_count:
             index = 0
             if self._initial in self._terms:
@@ -61,7 +67,24 @@ class GlossaryScreen(Screen[None]):
             terms.highlighted = 0
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.query_one(OptionList).focus()
+        terms = self.query_one(OptionList)
+        if terms.highlighted is not None:
+            terms.action_select()
+
+    def action_move(self, step: int) -> None:
+        terms = self.query_one(OptionList)
+        if terms.option_count == 0:
+            return
+        current = terms.highlighted if terms.highlighted is not None else -1
+        terms.highlighted = max(0, min(terms.option_count - 1, current + step))
+
+    def on_key(self, event) -> None:
+        # Typing with the list focused (after Tab or a click) still goes to the filter.
+        filter_input = self.query_one("#glossary-filter", OrderedInput)
+        if event.is_printable and self.focused is not filter_input:
+            event.stop()
+            filter_input.focus()
+            filter_input.insert_text_at_cursor(event.character or "")
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         term = self._terms.get(event.option.id or "")

@@ -13,6 +13,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.tui.format import state_glyph
+from studytui.tui.widgets.inputs import OrderedInput
 
 if TYPE_CHECKING:
     from studytui.tui.app import StudyApp
@@ -43,7 +44,7 @@ class SearchScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
-            search_input = Input(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
+            search_input = OrderedInput(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
             search_input.cursor_blink = self.study_app.cursor_blink
             yield search_input
             yield Static(HINT, id="search-hint")
@@ -60,9 +61,11 @@ class SearchScreen(ModalScreen[str | None]):
         results = self.query_one(OptionList)
         app = self.study_app
         options: list[Option] = []
+        total = 0
         if query.strip():
-            hits = app.search_index.search(query, limit=RESULT_LIMIT, note_texts=self._notes)
-            for hit in hits:
+            every = app.search_index.search(query, note_texts=self._notes)
+            total = len(every)
+            for hit in every[:RESULT_LIMIT]:
                 entry = hit.entry
                 line = Content(f"{state_glyph(app.state_of(entry.id))} {entry.title}")
                 where = f"\n  {entry.section_title}"
@@ -74,10 +77,13 @@ class SearchScreen(ModalScreen[str | None]):
         if options:
             results.highlighted = 0
         hint = self.query_one("#search-hint", Static)
-        if query.strip():
-            hint.update(f"{len(options)} match{'es' if len(options) != 1 else ''}. Enter jumps · Esc closes")
-        else:
+        if not query.strip():
             hint.update(HINT)
+        elif not options:
+            hint.update("No entry or note matches every word. Esc closes")
+        else:
+            count = f"{len(options)} of {total} matches" if total > len(options) else f"{total} match{'es' if total != 1 else ''}"
+            hint.update(f"{count}, best first. Enter jumps · Esc closes")
         return len(options)
 
     def on_input_changed(self, event: Input.Changed) -> None:
