@@ -96,6 +96,8 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None) -> in
             handler = logging.StreamHandler(sys.stderr)
             handler.setFormatter(_one_line_formatter())
             logging.basicConfig(level="WARNING", handlers=[handler], force=True)
+            # asyncio's notes about child processes outliving the loop at shutdown are not the learner's concern.
+            logging.getLogger("asyncio").setLevel(logging.ERROR)
 
         async def _make_app(self):
             from aiohttp import web
