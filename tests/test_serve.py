@@ -93,6 +93,7 @@ def start_server(data: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [*CLI, "--data-dir", str(data), "serve", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,  # its own process group, like a job in a terminal
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -108,7 +109,7 @@ def start_server(data: Path, port: int) -> subprocess.Popen:
 
 
 def stop_server(proc: subprocess.Popen) -> str:
-    proc.send_signal(signal.SIGINT)  # what Ctrl+C sends
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in a terminal sends: to the server and each tab's app
     try:
         out, _ = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
