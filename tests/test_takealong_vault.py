@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from studytui.cli import main
 from studytui.guide import load_guide
 from studytui.store import open_store
-from studytui.takealong.vault import split_front_matter
+from studytui.takealong.vault import export_vault, import_vault, normalized, split_front_matter
 
 GUIDE = load_guide()
 A, B, C = GUIDE.entries[0], GUIDE.entries[5], GUIDE.entries[-3]
@@ -260,11 +262,6 @@ def test_export_vault_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = run(capsys, "export", "-", "--format", "vault")
     assert code == 2 and err.count("\n") == 1
 
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from studytui.takealong.vault import export_vault, import_vault, normalized
 
 # Any text SQLite can hold: control characters, CR/LF mixes, lines of dashes, front-matter lookalikes.
 NOTE_TEXT = st.text(
