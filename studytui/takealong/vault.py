@@ -550,7 +550,6 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
             continue
         if base is not None and body_sha(text) == base and local_note and current.note_updated_at and current.note_updated_at >= at:
             continue  # the vault holds the note as exported; studytui's was changed since (newer wins)
-            continue
         if current is not None and base is not None and body_sha(local_note) == base:
             replace.append((entry_id, local_note, text))  # only the vault changed since the export
             continue
