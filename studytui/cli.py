@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "studytui.commands.guide",
     "studytui.commands.study",
     "studytui.commands.calc",
+    "studytui.commands.practice",
     "studytui.commands.measure",
     "studytui.commands.guide_diff",
     "studytui.commands.takealong",
