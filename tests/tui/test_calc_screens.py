@@ -35,6 +35,8 @@ TYPED_FIELD = {
     "specdec": "gamma",
     "kv": "context",
     "memory": "batch",
+    "occupancy": "threads",
+    "tile": "threads",
 }
 BAD_VALUES = ("abc", "-1", "0", "nan")
 
