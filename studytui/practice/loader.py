@@ -143,7 +143,7 @@ class _Reader:
             question=" ".join(raw["question"].split()), calc_name=name, calc_args=dict(args), answer_key=answer,
             params=params, pick=pick, unit=unit if kind == "number" else "", tolerance=float(tolerance),
             choices=tuple(choices), hints=tuple(" ".join(h.split()) for h in hints), notice=" ".join(notice.split()),
-            source_file=self.yf.display, line=self.yf.line_of(where + ("id",)), index=index,
+            source_file=self.yf.display, index=index,  # the line is found only when a message needs it
         )
 
     def params(self, where: tuple, raw: Any) -> dict[str, tuple[Any, ...]]:
@@ -177,7 +177,7 @@ def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
     if not folder.is_dir():
         return result
     problems: list[Problem] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, Problem] = {}
     for path in sorted(folder.glob("*.yaml")):
         try:
             yf = YamlFile(path, _display(path, root))
@@ -206,9 +206,11 @@ def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
             if problem is None:
                 continue
             if problem.id in seen:
-                reader.add(("problems", i, "id"), f"problem id '{problem.id}' is already used at {seen[problem.id]}")
+                first = seen[problem.id]
+                at = f"{first.source_file}:{result.files[first.source_file].line_of(('problems', first.index, 'id'))}"
+                reader.add(("problems", i, "id"), f"problem id '{problem.id}' is already used at {at}")
                 continue
-            seen[problem.id] = problem.where
+            seen[problem.id] = problem
             problems.append(problem)
     result.problems = tuple(problems)
     return result
