@@ -29,6 +29,7 @@ class Ceilings:
     net_bw_per_direction: float | None = None  # scale-out network per GPU, one way
     compute_unit_kind: str = "SM"
     link_measured_gpus: int | None = None  # a measured link figure: how many GPUs it was measured on
+    link_bw_by_gpus: dict[int, float] = field(default_factory=dict)  # measured all-reduce bus bandwidth by GPU count
     provenance: dict[str, str] = field(default_factory=dict)  # figure -> where it came from
     warnings: list[str] = field(default_factory=list)
     profile: str = "vendor"
@@ -74,15 +75,33 @@ class Ceilings:
             lines.append(f"link bandwidth = {format_rate(self.link_bw_per_direction)} per direction ({self.provenance.get('link_bw', '?')})")
         return lines
 
-    def fabric(self, need_domain: int | None = None):
-        """The collective Fabric these ceilings describe (link, scale-up domain, network past it)."""
+    def fabric(self, need_domain: int | None = None, gpus: int | None = None):
+        """The collective Fabric these ceilings describe (link, scale-up domain, network past it).
+
+        With a measured profile and `gpus`, the link figure is the one measured over that many
+        GPUs (capped at the scale-up domain); another count's figure stands in with a note.
+        """
         from studytui.calc.collective import Fabric
 
         acc = self.accelerator
+        link_bw, link_label, measured_gpus, measured_note = self.link_bw_per_direction, self.provenance.get("link_bw", ""), None, ""
+        if link_label.startswith("measured"):
+            measured_gpus = self.link_measured_gpus
+            if gpus and self.link_bw_by_gpus:
+                from studytui.calc.profiles import link_for_gpus
+
+                domain = acc.domain_size if acc else None
+                group = min(gpus, domain) if domain else gpus
+                value, measured_note = link_for_gpus(self.link_bw_by_gpus, group)
+                if value is not None:
+                    link_bw = value
+                    measured_gpus = group if group in self.link_bw_by_gpus else min(
+                        self.link_bw_by_gpus, key=lambda n: (abs(n - group), -n))
+                    link_label = f"{link_label.split(', ')[0]}, {measured_gpus}-GPU all-reduce"
         link_from_catalog = self.provenance.get("link_bw", "").startswith(VENDOR_PEAK_LABEL) and not (acc and acc.axis_bw_per_direction)
         return Fabric(
-            link_bw=self.link_bw_per_direction,
-            link_label=self.provenance.get("link_bw", ""),
+            link_bw=link_bw,
+            link_label=link_label,
             link_name=(acc.interconnect_name or "scale-up link") if acc else "link (--link-bw)",
             domain=acc.domain_size if acc else None,
             net_bw=self.net_bw_per_direction,
@@ -93,7 +112,8 @@ class Ceilings:
             torus_axis=bool(acc and acc.axis_bw_per_direction and not self.provenance.get("link_bw", "").startswith(("override", "measured"))),
             axis_source=str((acc.raw.get("interconnect") or {}).get("axis_source", "")) if acc else "",
             catalog_link=link_from_catalog,
-            measured_gpus=self.link_measured_gpus if self.provenance.get("link_bw", "").startswith("measured") else None,
+            measured_gpus=measured_gpus,
+            measured_note=measured_note,
         )
 
 
@@ -189,6 +209,7 @@ def resolve_ceilings(
             result.link_bw_per_direction = float(measured["link_bw_per_direction"])
             gpus = measured.get("link_gpus")
             result.link_measured_gpus = int(gpus) if gpus else None
+            result.link_bw_by_gpus = {int(n): float(v) for n, v in (measured.get("link_bw_by_gpus") or {}).items()}
             result.provenance["link_bw"] = f"measured: {source}" + (f", {gpus}-GPU all-reduce" if gpus else "")
         elif "link_bw" in need and link_bw is None:
             result.warnings.append("the measured profile has no link bandwidth; using the vendor peak")

@@ -43,6 +43,7 @@ class Fabric:
     torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
     catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
     measured_gpus: int | None = None  # link_bw was measured on this many GPUs
+    measured_note: str = ""  # which measured figure was used, and why
 
 
 def _op_model(op: str, n: int) -> tuple[float, int, str, float, str]:
@@ -105,9 +106,12 @@ def _notes(result: Result, op: str, fabric: Fabric, n: int, inside: bool) -> Non
         result.assume("torus: the ring runs along one axis, over that axis' two links (one each way round), "
                       f"not over all of the chip's ICI ports; {n} chips are assumed to lie on one axis with wraparound"
                       + (f" ({fabric.axis_source})" if fabric.axis_source else ""))
-    if fabric.measured_gpus and fabric.measured_gpus < n:
-        result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to {n} GPUs, "
-                    "where switch contention and ring length can lower it: measure at this size")
+    group = min(n, fabric.domain) if fabric.domain else n  # the GPUs one scale-up ring spans
+    if fabric.measured_gpus and fabric.measured_gpus != group:
+        result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to {group} GPUs, "
+                    "where switch contention, ring length and NCCL's algorithm choice change it: measure at this size")
+    elif fabric.measured_note:
+        result.assume(fabric.measured_note)
     result.assume(
         "latency is per ring step (a hop plus synchronisation); at small sizes it dominates. The 1 us default is an "
         "order-of-magnitude assumption, not a measured figure: fit it from nccl-tests at small sizes"
@@ -137,9 +141,10 @@ def collective(
             raise FieldError("link_bw", "give --gpu (its scale-up link) or --link-bw (per direction)")
         fabric = Fabric(link_bw, link_label)
     n, d = gpus, fabric.domain
-    if d is not None and n > d:
-        return _hierarchical(op, n, nbytes, latency, fabric)
-    return _flat(op, n, nbytes, latency, fabric)
+    result = _hierarchical(op, n, nbytes, latency, fabric) if d is not None and n > d else _flat(op, n, nbytes, latency, fabric)
+    if fabric.link_label:
+        result.values["link_source"] = fabric.link_label  # which figure: vendor, override, or measured over N GPUs
+    return result
 
 
 def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Result:
@@ -163,8 +168,9 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Res
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(algbw)} x {g(bus_factor)} = {format_rate(busbw)}")
     shape = "direct exchange" if op == "all_to_all" else "ring"
-    where = f", inside one {fabric.domain}-GPU scale-up domain" if fabric.domain else ""
-    result.row("collective", f"{op} over {n} GPUs ({shape}{where})")
+    result.row("collective", f"{op} over {n} GPUs ({shape})")
+    if fabric.domain:
+        result.row("scale-up domain", f"{fabric.domain} GPUs: all {n} inside one")
     result.row("bytes (nccl-tests size)", format_size(nbytes))
     result.row("link (one way)", format_rate(link) + (f" ({fabric.link_label})" if fabric.link_label else ""))
     result.row("bandwidth term", format_time(bandwidth_time))
@@ -223,7 +229,8 @@ def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(busbw)} (nccl-tests formula; the hierarchy moves less over the network than a flat ring)")
     shape = "direct exchange" if op == "all_to_all" else "hierarchical"
-    result.row("collective", f"{op} over {n} GPUs ({shape}: {k} domains of {d})")
+    result.row("collective", f"{op} over {n} GPUs ({shape})")
+    result.row("scale-up domain", f"{d} GPUs: {k} domains, joined by the network")
     result.row("bytes (nccl-tests size)", format_size(nbytes))
     result.row("link inside a domain (one way)", format_rate(fabric.link_bw) + (f" ({fabric.link_label})" if fabric.link_label else ""))
     result.row("network per GPU (one way)", format_rate(fabric.net_bw) + (f" ({fabric.net_label})" if fabric.net_label else ""))

@@ -314,7 +314,7 @@ def transformer(
 
     if tp > 1:
         message = tokens * d * b_a
-        fabric = ceilings.fabric()
+        fabric = ceilings.fabric(gpus=tp)
         if fabric.domain is not None and tp > fabric.domain:
             from studytui.calc.collective import collective
 
@@ -332,12 +332,15 @@ def transformer(
             result.warn(f"TP {tp} spans more than one {fabric.domain}-GPU scale-up domain: its all-reduces cross the network "
                         f"(modelled hierarchically; bottleneck: {hier.values['bottleneck']})")
         else:
-            per_ar, bw_part = ring_all_reduce_time(message, tp, ceilings.link_bw_per_direction, latency)
+            per_ar, bw_part = ring_all_reduce_time(message, tp, fabric.link_bw, latency)
             result.step(
-                f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / {g(ceilings.link_bw_per_direction)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
+                f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / {g(fabric.link_bw)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
             )
-        if fabric.measured_gpus and fabric.measured_gpus < tp:
+        group = min(tp, fabric.domain) if fabric.domain else tp
+        if fabric.measured_gpus and fabric.measured_gpus != group:
             result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to TP {tp}: measure at this size")
+        elif fabric.measured_note:
+            result.assume(fabric.measured_note)
         comm = 2 * L * per_ar
         result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, comm_time_s=comm)
         result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
@@ -351,7 +354,7 @@ def transformer(
         time_s, upper = max(time_s, comm), upper + comm
         result.values.update(time_s=time_s, time_serial_s=upper, bound=bound)
         result.row("time lower bound (with comms)", format_time(time_s))
-        result.row("serial no-overlap estimate (with comms)", format_time(upper))
+        result.row("serial estimate (with comms)", format_time(upper))
 
     tokens_per_s = tokens / time_s
     result.values["tokens_per_s"] = tokens_per_s

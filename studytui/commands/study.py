@@ -57,21 +57,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="back up progress and notes",
         description="JSON: a complete, re-importable backup (states, times, notes, event log). Markdown: "
-        "a readable study journal of all notes by section. PATH '-' writes to standard output.",
+        "a readable study journal of all notes by section. Anki: a deck package (.apkg) of the glossary and "
+        "the practice problems you met. Vault: a folder of Markdown notes (Obsidian-style front matter) "
+        "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md).",
     )
     p.add_argument(
         "path", metavar="PATH",
-        help="file to write (replaced atomically; through a symlink, its target is replaced)",
+        help="file to write (replaced atomically; through a symlink, its target is replaced); a folder for vault",
     )
-    p.add_argument("--format", choices=("json", "md"), help="default: md for *.md files, json otherwise")
+    p.add_argument(
+        "--format", choices=("json", "md", "anki", "vault"),
+        help="default: md for *.md files, anki for *.apkg, json otherwise (vault must be asked for)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
-        "import", help="merge a JSON export",
+        "import", help="merge a JSON export or a notes vault",
         description="Merge a JSON export into your progress: per entry the newer change wins, conflicting "
-        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans.",
+        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans. "
+        "PATH a directory: read the notes back from a vault written by 'export --format vault'.",
     )
-    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin)")
+    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin), or a vault directory")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=cmd_import)
 
@@ -109,8 +115,18 @@ def _open(args: argparse.Namespace, salvage: bool = False):
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text)
+    """A message for people. It may quote ids, file names and notes: at a terminal their control
+    characters are shown escaped, never obeyed."""
+    from studytui.output import for_terminal
+
+    sys.stdout.write(for_terminal(text))
     sys.stdout.flush()
+
+
+def _err(text: str) -> None:
+    from studytui.output import for_terminal
+
+    sys.stderr.write(for_terminal(text, sys.stderr))
 
 
 def _out_verbatim(text: str) -> None:
@@ -203,7 +219,7 @@ def _read_stdin() -> str:
     if stream is None:
         raise UsageError("no standard input to read the note from")
     if stream.isatty():
-        sys.stderr.write("Reading the note from standard input; end it with Ctrl-D.\n")
+        _err("Reading the note from standard input; end it with Ctrl-D.\n")
     raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
     try:
         return raw.decode("utf-8")  # bytes as given: no newline translation
@@ -273,7 +289,7 @@ def cmd_note(args: argparse.Namespace) -> int:
             _out_verbatim(note)
             if sys.stdout.isatty():
                 if not note:
-                    sys.stderr.write(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
+                    _err(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
                 elif not note.endswith("\n"):
                     _out("\n")
             return 0
@@ -303,7 +319,7 @@ def cmd_note(args: argparse.Namespace) -> int:
                 raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
             temp.unlink(missing_ok=True)
             if kept_both:
-                sys.stderr.write(
+                _err(
                     f"The note on {entry.id} changed while the editor was open; both versions were kept "
                     f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
                 )
@@ -478,8 +494,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     from studytui.store import EntryProgress
 
     fmt = args.format or ("md" if args.path.lower().endswith((".md", ".markdown")) else "json")
+    if fmt == "json" and args.format is None and args.path.lower().endswith(".apkg"):
+        fmt = "anki"
     # salvage: a damaged database is exactly when a backup matters; export what can be read.
     guide, store = _open(args, salvage=True)
+    if fmt in ("anki", "vault"):
+        from studytui.commands.takealong import export_other
+
+        with store:
+            return export_other(fmt, args.path, guide, store)
     with store:
         data = store.export_json()
         damaged = store.damaged
@@ -502,16 +525,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)
         sys.stdout.flush()
-        sys.stderr.write(warning)
+        _err(warning)
         return 1 if damaged else 0
     path = Path(args.path).expanduser()
     written = _write_atomically(path, text.encode("utf-8"))
     n_notes = sum(1 for e in data["entries"] if e["note"])
     via = f" (through the link {path})" if written != path and path.is_symlink() else ""
-    sys.stderr.write(
+    _err(
         f"Wrote {written}{via} ({fmt}: {len(data['entries'])} entries, {n_notes} notes, {len(data['events'])} events)\n"
     )
-    sys.stderr.write(warning)
+    _err(warning)
     return 1 if damaged else 0
 
 
@@ -541,9 +564,23 @@ def _read_export(path_arg: str) -> tuple[Any, str]:
         raise UsageError(f"{path_arg} is not a JSON export ({str(exc).splitlines()[0]}); nothing was changed") from None
 
 
+def _is_folder(path: str) -> bool:
+    # An odd path (unknown ~user, over-long name) is not a folder; _read_export names the problem.
+    try:
+        return Path(path).expanduser().is_dir()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from studytui.study import alias_map
 
+    if args.path != "-" and _is_folder(args.path):
+        from studytui.commands.takealong import import_vault
+
+        guide, store = _open(args)
+        with store:
+            return import_vault(args, guide, store)
     data, name = _read_export(args.path)
     guide, store = _open(args)
     known = {e.id for e in guide.entries} | set(alias_map(guide))
@@ -647,6 +684,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     con.print(Text(f"Versions of the note on {visible(entry_id)}, oldest first:", style="bold"))
     con.print(table)
     con.print(
-        Text(f"See one: studytui history {entry_id} --show N   Restore one: studytui history {entry_id} --restore N", style="dim")
+        Text(f"See one: studytui history {visible(entry_id)} --show N   Restore one: studytui history {visible(entry_id)} --restore N", style="dim")
     )
     return 0

@@ -245,9 +245,9 @@ class Store:
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
             problem = None if rows == [("ok",)] else "; ".join(str(r[0]) for r in rows[:2])
+        except sqlite3.OperationalError:
+            raise  # locked, busy, I/O: not a finding about the file's contents
         except sqlite3.DatabaseError as exc:
-            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-                raise
             problem = str(exc)
         if problem is None:
             return
@@ -274,16 +274,19 @@ class Store:
     def _error(self, exc: sqlite3.Error) -> StoreError:
         message = str(exc)
         lowered = message.lower()
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # primary code of an extended one
         if "locked" in lowered or "busy" in lowered:
             return StoreError(
                 f"{self.path} stayed locked by another studytui process for over "
                 f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed - try again"
             )
-        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in lowered:
+        if code == sqlite3.SQLITE_FULL or "disk is full" in lowered:
             return StoreError(
                 f"the disk holding {self.path} is full: this change was not saved, and nothing saved "
                 "before was lost - free some space and try again"
             )
+        if code == sqlite3.SQLITE_IOERR or "disk i/o error" in lowered:
+            return StoreError(f"cannot read or write {self.path} ({message}); nothing was changed - try again")
         if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in lowered or "readonly" in lowered):
             return StoreError(f"cannot write {self.path} ({message}); check the data directory's permissions")
         return StoreError(
@@ -355,6 +358,15 @@ class Store:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+    def __del__(self) -> None:
+        # A sqlite3 connection sits in a reference cycle (its statement cache) and would stay open
+        # until the garbage collector runs; a store dropped without close() closes it now, so no
+        # stale connection lingers beside a new one in the same process.
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __enter__(self) -> "Store":
         return self
