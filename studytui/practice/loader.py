@@ -7,6 +7,7 @@ adds what needs the guide and the calculators (entry ids, running every problem 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -51,8 +52,22 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def _text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
+
+
+def _controls(raw: Any, path: tuple = ()) -> list[tuple]:
+    """Paths of strings holding control characters (an escape sequence must never reach a terminal)."""
+    if isinstance(raw, str):
+        return [path] if _CONTROL.search(raw) else []
+    if isinstance(raw, dict):
+        return [p for k, v in raw.items() for p in _controls(v, path + (k,))]
+    if isinstance(raw, list):
+        return [p for i, v in enumerate(raw) for p in _controls(v, path + (i,))]
+    return []
 
 
 def _scalar(value: Any) -> bool:
@@ -72,6 +87,8 @@ class _Reader:
             self.add(where, "a problem must be a mapping")
             return None
         start = len(self.errors)
+        for bad in _controls(raw):
+            self.add(where + bad, "control character in text (escape sequences are not allowed in content)")
         for key in raw:
             if key not in PROBLEM_KEYS:
                 self.add(where + (key,), f"unknown field '{key}' (fields: {', '.join(sorted(PROBLEM_KEYS))})")
