@@ -75,6 +75,8 @@ def main() -> int:
     ok &= report("studytui practice answer ... --json", time_process(cmd + ["practice", "answer", "sh-time-floor", "1 ms", "--json"], env=env), 0.200)
     report("studytui practice due --json", time_process(cmd + ["practice", "due", "--json"], env=env))
     report("studytui progress --json", time_process(cmd + ["progress", "--json"], env=env))
+    # The same machine's reference: a busy machine slows every command alike.
+    report("reference: studytui list --json", time_process(cmd + ["list", "--json"], env=env))
     return 0 if ok else 1
 
 
