@@ -232,3 +232,12 @@ def test_a_shown_value_reads_back_as_itself(unit, value):
     assert math.isclose(parse_answer(shown, unit), value, rel_tol=1e-9)
     bare = shown[: -len(unit)].strip() if unit and shown.endswith(unit) else shown
     assert math.isclose(parse_answer(bare, unit), value, rel_tol=1e-9)
+
+
+def test_studytui_check_reports_a_broken_problem(tmp_path, capsys):
+    from studytui.cli import main
+
+    root = _content_copy(tmp_path, GOOD.replace("gpu: [h100, h200]", "gpu: [h100, nosuchgpu]"))
+    code = main(["--content", str(root), "check"])
+    out = capsys.readouterr().out
+    assert code == 1 and "content/problems/00-test.yaml:9:" in out and "refused it" in out
