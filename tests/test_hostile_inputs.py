@@ -86,6 +86,14 @@ def _editor(script: str) -> Callable[[Path, Path], None]:
     return setup
 
 
+def _profile_with_achieved_fast(data: Path, work: Path) -> None:
+    """The shipped H200 profile with one accepted result's `achieved` block replaced by a word."""
+    text = (content_dir() / "hardware" / "measured" / "h200-sxm.yaml").read_text(encoding="utf-8")
+    changed = re.sub(r"achieved:\n(\s+(median|min|max|unit): [^\n]+\n)+", "achieved: fast\n", text, count=1)
+    assert changed != text
+    (work / "p.yaml").write_text(changed, encoding="utf-8")
+
+
 EDITOR_ENV = {"VISUAL": f"{sys.executable} {{work}}/editor.py"}
 
 CASES = {
@@ -117,7 +125,10 @@ CASES = {
     "user hardware file not UTF-8": Case(["gpus"], 2, _write("data/hardware/mine.yaml", b"id: caf\xe9\n"), "mine.yaml"),
     "measured profile with achieved: fast": Case(
         ["calc", "roofline", "--gpu", "h200-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/p.yaml"], 2,
-        _write("p.yaml", "schema: studytui-measured-profile/1\naccelerator: h200-sxm\nruns:\n- results:\n  - id: r\n    achieved: fast\n"), ""),
+        _profile_with_achieved_fast, "p.yaml"),
+    "measured profile not UTF-8": Case(
+        ["calc", "roofline", "--gpu", "h200-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/p.yaml"], 2,
+        _write("p.yaml", b"schema: caf\xe9\n"), "p.yaml"),
     "a newline in an id": Case(["mark", "no\nsuch\nentry", "done"], 2, None, "unknown entry id"),
     "an escape sequence in an id": Case(["note", "x\x1b]0;owned\x07"], 2, None, "\\x1b"),
     "note ID - with empty stdin": Case(["note", FIRST, "-"], 2, None, "empty", stdin=""),

@@ -39,6 +39,7 @@ class Fabric:
     net_name: str = "scale-out network"
     net_source: str = ""
     axis_source: str = ""
+    axis_max_chips: int | None = None
     nvls: bool = False  # NVLink SHARP (in-switch reduction) exists on this system
     torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
     catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
@@ -141,6 +142,9 @@ def collective(
             raise FieldError("link_bw", "give --gpu (its scale-up link) or --link-bw (per direction)")
         fabric = Fabric(link_bw, link_label)
     n, d = gpus, fabric.domain
+    if fabric.torus_axis and fabric.axis_max_chips and n > fabric.axis_max_chips:
+        raise FieldError("gpus", f"a ring along one torus axis holds at most {fabric.axis_max_chips} chips; collectives over more "
+                         "run over several axes, which is not modelled (give at most that many, or --link-bw for your own figure)")
     result = _hierarchical(op, n, nbytes, latency, fabric) if d is not None and n > d else _flat(op, n, nbytes, latency, fabric)
     if fabric.link_label:
         result.values["link_source"] = fabric.link_label  # which figure: vendor, override, or measured over N GPUs
@@ -168,8 +172,9 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Res
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(algbw)} x {g(bus_factor)} = {format_rate(busbw)}")
     shape = "direct exchange" if op == "all_to_all" else "ring"
-    where = f", inside one {fabric.domain}-GPU scale-up domain" if fabric.domain else ""
-    result.row("collective", f"{op} over {n} GPUs ({shape}{where})")
+    result.row("collective", f"{op} over {n} GPUs ({shape})")
+    if fabric.domain:
+        result.row("scale-up domain", f"{fabric.domain} GPUs: all {n} inside one")
     result.row("bytes (nccl-tests size)", format_size(nbytes))
     result.row("link (one way)", format_rate(link) + (f" ({fabric.link_label})" if fabric.link_label else ""))
     result.row("bandwidth term", format_time(bandwidth_time))
@@ -228,7 +233,8 @@ def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(busbw)} (nccl-tests formula; the hierarchy moves less over the network than a flat ring)")
     shape = "direct exchange" if op == "all_to_all" else "hierarchical"
-    result.row("collective", f"{op} over {n} GPUs ({shape}: {k} domains of {d})")
+    result.row("collective", f"{op} over {n} GPUs ({shape})")
+    result.row("scale-up domain", f"{d} GPUs: {k} domains, joined by the network")
     result.row("bytes (nccl-tests size)", format_size(nbytes))
     result.row("link inside a domain (one way)", format_rate(fabric.link_bw) + (f" ({fabric.link_label})" if fabric.link_label else ""))
     result.row("network per GPU (one way)", format_rate(fabric.net_bw) + (f" ({fabric.net_label})" if fabric.net_label else ""))

@@ -130,7 +130,7 @@ def _result_problems(result: dict[str, Any], where: str, path: tuple[Any, ...]) 
             elif not values[0] <= values[1] <= values[2]:
                 out.append((path + ("time_s",), f"time_s must satisfy min <= median <= max in {where}"))
         achieved = result.get("achieved")
-        if isinstance(achieved, dict) and not (_is_number(achieved.get("median")) and achieved["median"] > 0):
+        if not (isinstance(achieved, dict) and _is_number(achieved.get("median")) and achieved["median"] > 0):
             out.append((path + ("achieved",), f"achieved.median must be a positive number in {where}"))
     return out
 
@@ -197,7 +197,8 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
     for result in run.get("results") or []:
         if not isinstance(result, dict) or result.get("status") != "accepted":
             continue
-        value = (result.get("achieved") or {}).get("median")
+        achieved = result.get("achieved")
+        value = achieved.get("median") if isinstance(achieved, dict) else None
         if not _is_number(value):
             continue
         kind = result.get("kind")
@@ -234,8 +235,10 @@ def collective_table(profile: dict[str, Any]) -> dict[int, dict[str, dict[int, f
         for result in run.get("results") or []:
             if not isinstance(result, dict) or result.get("status") != "accepted":
                 continue
-            op, value = result.get("kind"), (result.get("achieved") or {}).get("median")
-            size = (result.get("workload") or {}).get("bytes")
+            achieved, workload = result.get("achieved"), result.get("workload")
+            op = result.get("kind")
+            value = achieved.get("median") if isinstance(achieved, dict) else None
+            size = workload.get("bytes") if isinstance(workload, dict) else None
             if op not in COLLECTIVE_KINDS or not _is_number(value) or not _is_number(size):
                 continue
             by_op = seen.setdefault(_gpu_count_of(result, run), {}).setdefault(str(op), {})

@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ]
     calc = subparsers.add_parser(
         "calc",
-        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory",
+        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory, occupancy, tile",
         description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
         + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -161,7 +161,9 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
         table.add_row(label, value)
     out.print(table)
     for warning in result.warnings:
-        out.print(f"[bold red]warning:[/] {warning}", markup=True, highlight=False)
+        from rich.markup import escape  # warnings quote names and files the user chose
+
+        out.print(f"[bold red]warning:[/] {escape(str(warning))}", markup=True, highlight=False)
     if explain:
         out.print("\n[bold]How it was computed[/]")
         for line in result.explain:
@@ -247,7 +249,10 @@ def _print_gpu(acc: Any) -> None:
     for dtype, value in acc.peak_flops.items():
         sparse = acc.peak_flops_sparse.get(dtype)
         extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
-        table.add_row(f"peak {dtype} (dense)", format_flops_rate(value) + extra)
+        rate = f"{value / 1e12:,.4g} TOPS" if dtype.startswith("int") else format_flops_rate(value)
+        if sparse and dtype.startswith("int"):
+            extra = f"  (datasheet with sparsity: {sparse / 1e12:,.4g} TOPS)"
+        table.add_row(f"peak {dtype} (dense)", rate + extra)
     table.add_row("HBM bandwidth", format_rate(acc.mem_bw))
     if acc.memory_datasheet_bytes:
         table.add_row("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
@@ -329,6 +334,8 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
     out.print(table)
     out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")
     for i, run in enumerate(measured.get("evidence") or [], 1):
-        out.print(f"\n[bold]How it was measured (run {i}, {run['date']})[/]")
+        from rich.markup import escape  # the profile file is the user's: its text is not markup
+
+        out.print(f"\n[bold]How it was measured (run {i}, {escape(str(run['date']))})[/]")
         for key in ("hardware", "workload", "precision", "baseline", "correctness", "software"):
             out.print(f"  {key}: {run[key]}", markup=False, highlight=False)

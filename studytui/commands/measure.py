@@ -136,11 +136,11 @@ def _print_table(run: dict, out: Path) -> None:
     c = console()
     c.print(table)
     for s in run.get("skipped", []):
-        c.print(f"skipped {s['id']}: {s['reason']}")
+        c.print(f"skipped {s['id']}: {s['reason']}", markup=False)
     if run.get("collectives"):
         c.print(run["collectives"])
     c.print("spread: slowest and fastest repetition against the median; ratio: median over the vendor peak; check: output compared with a reference (error in the file)")
-    c.print(f"profile written: {out}", soft_wrap=True)
+    c.print(f"profile written: {out}", soft_wrap=True, markup=False)
 
 
 def _spread(achieved: dict) -> str:

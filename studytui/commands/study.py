@@ -115,8 +115,18 @@ def _open(args: argparse.Namespace, salvage: bool = False):
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text)
+    """A message for people. It may quote ids, file names and notes: at a terminal their control
+    characters are shown escaped, never obeyed."""
+    from studytui.output import for_terminal
+
+    sys.stdout.write(for_terminal(text))
     sys.stdout.flush()
+
+
+def _err(text: str) -> None:
+    from studytui.output import for_terminal
+
+    sys.stderr.write(for_terminal(text, sys.stderr))
 
 
 def _out_verbatim(text: str) -> None:
@@ -209,7 +219,7 @@ def _read_stdin() -> str:
     if stream is None:
         raise UsageError("no standard input to read the note from")
     if stream.isatty():
-        sys.stderr.write("Reading the note from standard input; end it with Ctrl-D.\n")
+        _err("Reading the note from standard input; end it with Ctrl-D.\n")
     raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
     try:
         return raw.decode("utf-8")  # bytes as given: no newline translation
@@ -279,7 +289,7 @@ def cmd_note(args: argparse.Namespace) -> int:
             _out_verbatim(note)
             if sys.stdout.isatty():
                 if not note:
-                    sys.stderr.write(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
+                    _err(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
                 elif not note.endswith("\n"):
                     _out("\n")
             return 0
@@ -309,7 +319,7 @@ def cmd_note(args: argparse.Namespace) -> int:
                 raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
             temp.unlink(missing_ok=True)
             if kept_both:
-                sys.stderr.write(
+                _err(
                     f"The note on {entry.id} changed while the editor was open; both versions were kept "
                     f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
                 )
@@ -338,13 +348,16 @@ def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
 def cmd_progress(args: argparse.Namespace) -> int:
     from studytui.study import progress_summary
 
+    from studytui.commands.practice import print_progress_practice, progress_practice
+
     guide, store = _open(args)
     with store:
         summary = progress_summary(guide, store.states())
+        practice = progress_practice(guide, store)
     if args.json:
         from studytui.output import print_json
 
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), "practice": practice})
         return 0
     from rich.table import Table
     from rich.text import Text
@@ -376,6 +389,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
         for o in summary.orphans:
             note = f", note of {len(o.note)} characters" if o.note else ""
             con.print(Text(f"  {visible(o.entry_id)} ({o.state}{note})"))
+    print_progress_practice(practice)
     return 0
 
 
@@ -511,16 +525,16 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)
         sys.stdout.flush()
-        sys.stderr.write(warning)
+        _err(warning)
         return 1 if damaged else 0
     path = Path(args.path).expanduser()
     written = _write_atomically(path, text.encode("utf-8"))
     n_notes = sum(1 for e in data["entries"] if e["note"])
     via = f" (through the link {path})" if written != path and path.is_symlink() else ""
-    sys.stderr.write(
+    _err(
         f"Wrote {written}{via} ({fmt}: {len(data['entries'])} entries, {n_notes} notes, {len(data['events'])} events)\n"
     )
-    sys.stderr.write(warning)
+    _err(warning)
     return 1 if damaged else 0
 
 
@@ -583,7 +597,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 0
     _out(
         f"Imported {name}: {report.entries_added} entries added, {report.states_updated} states and "
-        f"{report.notes_updated} notes updated, {report.events_added} events added.\n"
+        f"{report.notes_updated} notes updated, {report.events_added} events added, "
+        f"{report.attempts_added} practice attempts added.\n"
     )
     from studytui.output import for_terminal
 
@@ -669,6 +684,6 @@ def cmd_history(args: argparse.Namespace) -> int:
     con.print(Text(f"Versions of the note on {visible(entry_id)}, oldest first:", style="bold"))
     con.print(table)
     con.print(
-        Text(f"See one: studytui history {entry_id} --show N   Restore one: studytui history {entry_id} --restore N", style="dim")
+        Text(f"See one: studytui history {visible(entry_id)} --show N   Restore one: studytui history {visible(entry_id)} --restore N", style="dim")
     )
     return 0

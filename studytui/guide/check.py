@@ -105,6 +105,11 @@ def _try_it_run_problems(e, spec, files: dict) -> list[str]:
             return [f"{where} sets {', '.join(ignored)}, which '{spec.name}' ignores with these inputs ({unused[ignored[0]]})"]
     return []
 
+def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+    from studytui.practice.check import check_problems
+
+    return check_problems(content_dir, guide)
+
 
 def _file_named(files: dict, name: str):
     for display, yf in files.items():
@@ -184,4 +189,5 @@ def check_content(content_dir: str | Path) -> CheckReport:
         problems += _provenance_problems(parsed.guide, parsed.files)
         problems += _role_problems(parsed.guide, parsed.files)
     problems += _profile_problems(path)
+    problems += _practice_problems(path, parsed.guide)
     return CheckReport(problems=problems, guide=parsed.guide)

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from studytui.errors import StoreError, UsageError
 from studytui.store import schema
+from studytui.store.attempts import Attempt, check_attempt, parse_attempts
 from studytui.store.model import (
     DEFAULT_STATE,
     STATES,
@@ -244,9 +245,9 @@ class Store:
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
             problem = None if rows == [("ok",)] else "; ".join(str(r[0]) for r in rows[:2])
+        except sqlite3.OperationalError:
+            raise  # locked, busy, I/O: not a finding about the file's contents
         except sqlite3.DatabaseError as exc:
-            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-                raise
             problem = str(exc)
         if problem is None:
             return
@@ -273,16 +274,19 @@ class Store:
     def _error(self, exc: sqlite3.Error) -> StoreError:
         message = str(exc)
         lowered = message.lower()
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # primary code of an extended one
         if "locked" in lowered or "busy" in lowered:
             return StoreError(
                 f"{self.path} stayed locked by another studytui process for over "
                 f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed - try again"
             )
-        if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in lowered:
+        if code == sqlite3.SQLITE_FULL or "disk is full" in lowered:
             return StoreError(
                 f"the disk holding {self.path} is full: this change was not saved, and nothing saved "
                 "before was lost - free some space and try again"
             )
+        if code == sqlite3.SQLITE_IOERR or "disk i/o error" in lowered:
+            return StoreError(f"cannot read or write {self.path} ({message}); nothing was changed - try again")
         if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in lowered or "readonly" in lowered):
             return StoreError(f"cannot write {self.path} ({message}); check the data directory's permissions")
         return StoreError(
@@ -354,6 +358,15 @@ class Store:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+    def __del__(self) -> None:
+        # A sqlite3 connection sits in a reference cycle (its statement cache) and would stay open
+        # until the garbage collector runs; a store dropped without close() closes it now, so no
+        # stale connection lingers beside a new one in the same process.
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __enter__(self) -> "Store":
         return self
@@ -682,6 +695,30 @@ class Store:
                 self._log(conn, "rename", at, new, data={"from": old})
         return moves
 
+    # -- practice attempts (schema v2) -------------------------------------------------------
+
+    def record_attempt(self, problem_id: str, seed: int, answer: str, correct: bool, relative_error: float | None = None) -> Attempt:
+        """Record one graded answer; returns it with its time."""
+        fields = check_attempt(problem_id, seed, answer, correct, relative_error)
+        with self._writing() as conn:
+            attempt = Attempt(self._clock(), *fields)
+            conn.execute(
+                "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
+                (attempt.at, attempt.problem_id, attempt.seed, attempt.answer, int(attempt.correct), attempt.relative_error),
+            )
+        return attempt
+
+    def attempts(self, problem_id: str | None = None) -> list[Attempt]:
+        """Recorded attempts, oldest first (all problems, or one)."""
+        where, params = ("WHERE problem_id = ?", (problem_id,)) if problem_id is not None else ("", ())
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(
+                f"SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts {where} ORDER BY at, id", params
+            ).fetchall()
+        return [Attempt(a, p, s, ans, bool(c), r) for a, p, s, ans, c, r in rows]
+
     # -- export / import --------------------------------------------------------------------
 
     def _rows(self, conn: sqlite3.Connection, sql: str, key: Callable[[tuple], Any]) -> list[tuple]:
@@ -709,6 +746,7 @@ class Store:
             sections: list[dict[str, Any]] = []
             ui: dict[str, Any] = {}
             events: list[dict[str, Any]] = []
+            attempts: list[dict[str, Any]] = []
             last_viewed = None
             if conn is not None:
                 # One read transaction so the backup is a consistent snapshot.
@@ -739,6 +777,12 @@ class Store:
                             raise
                         row = None
                     last_viewed = row[0] if row else None
+                    attempts = [
+                        Attempt(a, p, s, ans, bool(c), r).to_dict()
+                        for a, p, s, ans, c, r in conn.execute(
+                            "SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts ORDER BY at, id"
+                        )
+                    ]
                 finally:
                     try:
                         conn.execute("COMMIT")
@@ -757,6 +801,7 @@ class Store:
             "section_notes": sections,
             "ui": ui,
             "events": events,
+            "attempts": attempts,
         }
         if self.damaged:
             out["damaged"] = self.damaged
@@ -813,6 +858,12 @@ class Store:
                     report.events_added += 1
             for key, value in parsed.ui.items():
                 conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (key, _dumps(value)))
+            for a in parsed.attempts:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
+                    (a.at, a.problem_id, a.seed, a.answer, int(a.correct), a.relative_error),
+                )
+                report.attempts_added += cursor.rowcount
             if parsed.last_viewed is not None:
                 conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_viewed', ?)", (parsed.last_viewed,))
             summary = report.to_dict()
@@ -832,6 +883,7 @@ class _ParsedExport:
         self.events: list[tuple[str, str, str | None, str | None, str]] = []
         self.ui: dict[str, Any] = {}
         self.last_viewed: str | None = None
+        self.attempts: list[Attempt] = []
 
 
 def _parse_export(data: Any) -> _ParsedExport:
@@ -916,4 +968,5 @@ def _parse_export(data: Any) -> _ParsedExport:
     out.ui = dict(ui)
     last = data.get("last_viewed")
     out.last_viewed = None if last is None else _check_id(last, "last_viewed")
+    out.attempts = parse_attempts(data.get("attempts"))
     return out

@@ -8,6 +8,7 @@ the store's rules for several writers hold.
 from __future__ import annotations
 
 import ipaddress
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -42,9 +43,31 @@ def app_command(data: Path, content: str | None, python: str | None = None) -> s
     return " ".join(shlex.quote(p) for p in parts)
 
 
+# textual-serve's page asks Google for a web font it also ships itself; the page must work offline
+# and tell no one else that it was opened, so that <link> is taken out (the bundled font is used).
+_EXTERNAL_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']https?://(?!127\.0\.0\.1|localhost|\[::1\])[^>]*>", re.S | re.I)
+
+
+def local_only(html: str) -> str:
+    """The page without stylesheets fetched from other hosts."""
+    return _EXTERNAL_LINK.sub("", html)
+
+
 def url_for(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"
+
+
+def _one_line_formatter():
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            message = record.getMessage() or (record.exc_info[1].__class__.__name__ if record.exc_info else "")
+            text = " ".join(str(message).split())  # one line, control characters gone
+            return f"studytui: serve: {record.levelname.lower()}: {''.join(c for c in text if c.isprintable())}"
+
+    return OneLine()
 
 
 def serve(host: str, port: int, data_dir: str | None, content: str | None) -> int:
@@ -65,10 +88,30 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None) -> in
     command = app_command(data, content)
 
     class StudyServer(Server):
-        def initialize_logging(self) -> None:  # quiet: our own lines say what matters
+        def initialize_logging(self) -> None:
+            # Quiet, one line per problem: our own lines say what matters, and a browser tab
+            # closing mid-frame is not worth a traceback.
             import logging
 
-            logging.basicConfig(level="WARNING", format="%(message)s")
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(_one_line_formatter())
+            logging.basicConfig(level="WARNING", handlers=[handler], force=True)
+            # asyncio's notes about child processes outliving the loop at shutdown are not the learner's concern.
+            logging.getLogger("asyncio").setLevel(logging.ERROR)
+
+        async def _make_app(self):
+            from aiohttp import web
+
+            @web.middleware
+            async def no_external_requests(request, handler):
+                response = await handler(request)
+                if request.path == "/" and isinstance(response, web.Response) and response.text:
+                    response.text = local_only(response.text)
+                return response
+
+            app = await super()._make_app()
+            app.middlewares.append(no_external_requests)
+            return app
 
         async def on_startup(self, app) -> None:
             sys.stdout.write(f"studytui: serving the study app at {url}\n")

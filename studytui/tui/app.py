@@ -80,6 +80,7 @@ class StudyApp(App[None]):
         # Called before the session saves, so the text on screen is what gets saved (the
         # note panel registers it while it exists).
         self.sync_draft: Callable[[], None] = lambda: None
+        self.practice_state: Any = None  # studytui.tui.practice.PracticeState, loaded after the first frame
         # Run once, right after the main screen's first frame is on the terminal (the launcher
         # uses this to resume garbage collection, paused for a faster start).
         self.after_first_frame: list[Callable[[], None]] = []
@@ -150,6 +151,8 @@ class StudyApp(App[None]):
         callbacks, self.after_first_frame = self.after_first_frame, []
         for callback in callbacks:
             callback()
+        for hook in self.registry.ready_hooks:
+            hook(self)
 
     def _remember_theme(self, theme: Any) -> None:
         self.store_write(self.store.set_ui, THEME_UI_KEY, theme.name)

@@ -129,8 +129,11 @@ def test_launch_without_a_terminal_is_one_line(capsys):
     assert err.count("\n") == 1 and "needs an interactive terminal" in err
 
 
-def test_registry_skips_missing_plugins_and_rejects_duplicates():
-    registry = build_registry(plugin_modules=("studytui.tui.screens.not_there",))
+def test_registry_does_not_hide_a_missing_plugin_and_rejects_duplicates():
+    # Every screen module ships with the package: a missing one is a packaging error, not skipped.
+    with pytest.raises(ModuleNotFoundError):
+        build_registry(plugin_modules=("studytui.tui.screens.not_there",))
+    registry = build_registry(plugin_modules=())
     assert set(registry.screens) == {"glossary", "policy"}
     with pytest.raises(ValueError):
         registry.add_screen(registry.screens["glossary"])

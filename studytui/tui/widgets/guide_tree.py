@@ -26,6 +26,7 @@ STATE_CLASSES = {
     "done": "guide-tree--done",
     "skipped": "guide-tree--skipped",
     "covered": "guide-tree--covered",
+    "mastered": "guide-tree--mastered",
 }
 
 
@@ -38,6 +39,7 @@ class GuideTree(Tree[NodeData]):
     GuideTree > .guide-tree--done { color: ansi_green; }
     GuideTree > .guide-tree--skipped { text-style: dim; }
     GuideTree > .guide-tree--covered { color: ansi_green; }
+    GuideTree > .guide-tree--mastered { color: ansi_cyan; }
     """
 
     def __init__(
@@ -56,6 +58,8 @@ class GuideTree(Tree[NodeData]):
         # section id -> (covered, total), from studytui.study.progress_summary.
         self.section_counts: dict[str, tuple[int, int]] = dict(section_counts)
         self.show_root = False
+        # section id -> (mastered, problems): practice mastery, shown once the learner has practised.
+        self.mastery: dict[str, tuple[int, int]] = {}
         self.guide_depth = 2
         self._section_nodes: dict[str, TreeNode[NodeData]] = {}
         self._entry_nodes: dict[str, TreeNode[NodeData]] = {}
@@ -78,15 +82,34 @@ class GuideTree(Tree[NodeData]):
         label = Text(no_wrap=True, overflow="ellipsis")
         # Counts first so a long title cut at the pane's edge never hides them.
         label.append(f"{covered}/{total} ", style=self._state_style("covered") if total and covered == total else "dim")
+        if section.id in self.mastery:
+            mastered, problems = self.mastery[section.id]
+            label.append(f"◆{mastered}/{problems} ", style=self._state_style("mastered") if mastered else "dim")
         label.append(section.title, style="bold")
         return label
+
+    def set_mastery(self, mastery: Mapping[str, tuple[int, int]]) -> None:
+        """Practice mastery per section (empty: not shown); redraws the section rows."""
+        self.mastery = dict(mastery)
+        for section in self.guide.sections:
+            self._section_nodes[section.id].set_label(self.section_label(section))
 
     def _state_style(self, name: str) -> Style | str:
         component = STATE_CLASSES.get(name)
         if component is None:
             return ""
-        style = self.get_component_rich_style(component, partial=True)
-        return style
+        # Before mount the stylesheet is not applied yet: plain, and on_mount draws them again.
+        return self.get_component_rich_style(component, partial=True, default=Style.null())
+
+    def on_mount(self) -> None:
+        self._relabel()
+
+    def _relabel(self) -> None:
+        for section in self.guide.sections:
+            self._section_nodes[section.id].set_label(self.section_label(section))
+        for entry_id, node in self._entry_nodes.items():
+            if isinstance(node.data, Entry):
+                node.set_label(self.entry_label(node.data))
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Tree measures every line on each rebuild by rendering its label; ours are plain
