@@ -58,7 +58,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
     """
 
     BINDINGS = [
-        Binding("escape", "cancel", "Back", id="calc-gpu-cancel"),
+        Binding("escape", "close", "Back", id="calc-gpu-cancel"),
         Binding("down", "move(1)", "Down", show=False, id="calc-gpu-down"),
         Binding("up", "move(-1)", "Up", show=False, id="calc-gpu-up"),
     ]
@@ -141,5 +141,5 @@ class GpuPickerScreen(ModalScreen["str | None"]):
         current = options.highlighted if options.highlighted is not None else 0
         options.highlighted = max(0, min(len(self.shown) - 1, current + step))
 
-    def action_cancel(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)

@@ -137,7 +137,7 @@ class CalculatorScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Back", id="calc-back"),
+        Binding("escape", "close", "Back", id="calc-back"),
         Binding("ctrl+s", "save_note", "Save to note", id="calc-save-note"),
         Binding("ctrl+g", "pick_gpu", "GPU", id="calc-pick-gpu"),
         Binding("ctrl+b", "compare", "Compare GPU", id="calc-compare"),
@@ -477,7 +477,7 @@ class CalculatorScreen(Screen[None]):
         return points
 
     # --- actions ------------------------------------------------------------------------------
-    def action_back(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
     def action_switch(self, name: str) -> None:
@@ -671,7 +671,7 @@ class CalculatorHubScreen(Screen[None]):
     #hub-hint { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
     """
 
-    BINDINGS = [Binding("escape", "back", "Back", id="calc-hub-back")]
+    BINDINGS = [Binding("escape", "close", "Back", id="calc-hub-back")]
 
     def __init__(self, entry: EntryContext | None = None) -> None:
         super().__init__()
@@ -701,7 +701,7 @@ class CalculatorHubScreen(Screen[None]):
         if name in CALCULATORS:
             self.app.push_screen(CalculatorScreen(Launch(name, entry=self.entry)))
 
-    def action_back(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
 

@@ -48,7 +48,7 @@ class PracticeScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Back", id="practice-back"),
+        Binding("escape", "close", "Back", id="practice-back"),
         Binding("ctrl+s", "solution", "Solution", id="practice-solution", tooltip="Show the worked solution"),
         Binding("ctrl+o", "open_calculator", "Calculator", id="practice-calculator", tooltip="Open the calculator with this variant"),
         Binding("ctrl+n", "move(1)", "Next", id="practice-next", tooltip="Next problem"),
@@ -237,7 +237,7 @@ class PracticeScreen(Screen[None]):
         self.show_problem(self.problem_ids[target])
         self.set_focus(self.query_one(Input))
 
-    def action_back(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
 

@@ -19,7 +19,7 @@ class GlossaryScreen(Screen[None]):
     """Terms on the left (filterable), the definition and its entries on the right."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="glossary-close"),
+        Binding("escape", "close", "Back", id="glossary-close"),
         Binding("down", "move(1)", "Down", show=False),
         Binding("up", "move(-1)", "Up", show=False),
         Binding("pagedown", "move(10)", show=False),
@@ -116,3 +116,7 @@ class GlossaryScreen(Screen[None]):
                     app.jump_to(entry_id)
                 return
         self.notify("This term has no linked entry.", timeout=3)
+
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

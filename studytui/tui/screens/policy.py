@@ -14,7 +14,7 @@ from studytui.guide.model import Guide
 class PolicyScreen(Screen[None]):
     """The policy text, the admitted kinds of source and the fields every claim must carry."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="policy-close")]
+    BINDINGS = [Binding("escape", "close", "Back", id="policy-close")]
 
     def __init__(self, guide: Guide) -> None:
         super().__init__()
@@ -29,3 +29,7 @@ class PolicyScreen(Screen[None]):
         with VerticalScroll(id="policy-scroll"):
             yield Markdown(text, id="policy-text", open_links=False)
         yield Footer()
+
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)
