@@ -200,6 +200,7 @@ def cmd_next(args: argparse.Namespace) -> int:
 
 
 def cmd_mark(args: argparse.Namespace) -> int:
+    from studytui.session import StudySession
     from studytui.store.model import check_state
     from studytui.study import resolve_entry
 
@@ -207,8 +208,9 @@ def cmd_mark(args: argparse.Namespace) -> int:
     guide, store = _open(args)
     with store:
         entry = resolve_entry(guide, args.id)
-        before = store.progress(entry.id).state
-        store.set_state(entry.id, state)
+        session = StudySession(guide, store)  # the same session rules as the app
+        before = session.state_of(entry.id)
+        session.set_state(entry.id, state)
     same = " (unchanged)" if before == state else f" (was {before})"
     _out(f"{entry.id}: {state}{same}\n")
     return 0
