@@ -121,6 +121,12 @@ def parse_bool(text: str, name: str) -> bool:
     raise FieldError(name, f"{text!r} is not yes/no; accepted: true, false, yes, no, 1, 0")
 
 
+# Choice fields whose listed choices are suggestions: any text is passed on to the calculator
+# (profile: "vendor", "measured" or a FILE; tile: any MxN; stages: a number or "auto"). The app's
+# form shows them as text boxes, not selects.
+FREE_CHOICE_FIELDS = frozenset({"profile", "tile", "stages"})
+
+
 def parse_field(spec: FieldSpec, text: Any) -> Any:
     if isinstance(text, bool) and spec.kind == "bool":
         return text
@@ -145,7 +151,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind in ("gpu", "model"):
         return text
     if kind == "choice":
-        if name in ("profile", "tile", "stages"):
+        if name in FREE_CHOICE_FIELDS:
             return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
         key = text.lower()
         if spec.choices and key not in spec.choices:

@@ -22,6 +22,7 @@ from textual.content import Content
 from textual.widgets import ContentSwitcher, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from studytui.calc.form_values import PLOTTED, SWEEP_PLOTTED
 from studytui.calc.forms import CALCULATORS, CalcSpec, choices_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
@@ -39,10 +40,6 @@ if TYPE_CHECKING:
     from studytui.calc.hardware import Accelerator, Catalog
     from studytui.tui.calc.plot import Roof, RooflinePlot, WorkPoint
 
-# Calculators whose result is a point under a roofline (they report intensity and ceilings).
-PLOTTED = frozenset({"roofline", "gemm", "transformer"})
-# Calculators with a sweep plot instead (studytui/tui/calc/occupancy_plot.py).
-SWEEP_PLOTTED = frozenset({"occupancy"})
 DASH = "—"
 # Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
 # reading a profile parses YAML, too slow to repeat on every keystroke or every screen opening.
