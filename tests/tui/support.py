@@ -105,3 +105,21 @@ async def wait_until(pilot: Any, condition: Any, timeout: float = 10.0, step: fl
         if time.monotonic() > deadline:
             return False
         await pilot.pause(step)
+
+
+async def wait_for_palette(pilot: Any, app: Any, text: str, timeout: float = 10.0) -> bool:
+    """After typing into the command palette: wait until its highlighted hit mentions `text`
+    (the palette searches in the background), so Enter picks it."""
+    from textual.command import CommandList
+
+    def ready() -> bool:
+        found = app.screen.query(CommandList)
+        if not found:
+            return False
+        hits = found.first()
+        index = hits.highlighted
+        if index is None:
+            return False
+        return text.lower() in str(hits.get_option_at_index(index).prompt).lower()
+
+    return await wait_until(pilot, ready, timeout=timeout)

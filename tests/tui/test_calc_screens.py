@@ -26,7 +26,7 @@ from studytui.tui.calc.presets import EntryContext, Launch
 from studytui.tui.calc.screens import CalculatorHubScreen, CalculatorScreen
 from studytui.tui.registry import Registry, build_registry
 
-from .support import wait_until
+from .support import wait_for_palette, wait_until
 
 # A field per calculator where "0" is not a valid value (so every bad value below is rejected).
 TYPED_FIELD = {
@@ -175,7 +175,7 @@ async def test_the_command_palette_opens_a_named_calculator(calc_app):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Calculator: Speculative")
-        await pilot.pause(0.3)  # the palette searches in the background
+        assert await wait_for_palette(pilot, app, "Speculative")  # the palette searches in the background
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, CalculatorScreen) and app.screen.spec.name == "specdec"

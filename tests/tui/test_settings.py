@@ -16,6 +16,8 @@ from studytui.tui.registry import build_registry
 from studytui.tui.screens.main import MainScreen
 from studytui.tui_launch import binding_ids, launch
 
+from .support import wait_for_palette
+
 
 def current_id(app):
     screen = app.screen
@@ -48,7 +50,7 @@ async def test_palette_theme_command_is_remembered(make_app, store):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+p", *"Theme: textual-light")
-        await pilot.pause(0.3)
+        assert await wait_for_palette(pilot, app, "textual-light")
         await pilot.press("enter")
         await pilot.pause()
         assert app.theme == "textual-light"
