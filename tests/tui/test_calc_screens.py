@@ -22,7 +22,6 @@ from studytui.tui.calc.choice import ChoiceField, ChoiceList
 from studytui.tui.calc.form import FieldRow, GroupToggle
 from studytui.tui.calc.gpu_picker import GpuPickerScreen
 from studytui.tui.calc.plot import RooflinePlot
-from studytui.tui.calc.presets import EntryContext, Launch
 from studytui.tui.calc.screens import CalculatorHubScreen, CalculatorScreen
 from studytui.tui.registry import Registry, build_registry
 

@@ -22,7 +22,7 @@ from textual.widgets import Input, Label, Static
 from studytui.tui.widgets.inputs import OrderedInput
 
 from studytui.calc.dtypes import DTYPES
-from studytui.calc.form_values import CEILING_OVERRIDES, GROUPS, MODEL_DIMS, MORE_OPTIONS, group_of  # noqa: F401
+from studytui.calc.form_values import GROUPS, group_of
 from studytui.calc.forms import FREE_CHOICE_FIELDS, CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
 

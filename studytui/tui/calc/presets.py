@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from studytui.calc.form_values import DEFAULT_GPU, UI_DEFAULTS, as_text, initial_values  # noqa: F401 (re-exported)
 
 @dataclass(frozen=True)
 class EntryContext:

@@ -32,7 +32,8 @@ from studytui.tui.calc.choice import ChoiceField
 from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, one_line_reason
 from studytui.tui.calc.gpu_info import available_dtypes
 from studytui.tui.calc.note_table import calculation_markdown
-from studytui.tui.calc.presets import EntryContext, Launch, initial_values
+from studytui.calc.form_values import initial_values
+from studytui.tui.calc.presets import EntryContext, Launch
 from studytui.tui.format import visible_controls
 from studytui.tui.host import cursor_blink_of, data_dir_of, host_of, store_of
 
