@@ -203,7 +203,7 @@ class PracticeScreen(Screen[None]):
         try:
             lines = self.practice.reveal(v.problem.id, v.seed)
         except StudyError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(visible_controls(str(exc)), severity="error", markup=False)
             return
         self._show_solution(lines)
         if not self.solved:
