@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "studytui.commands.guide",
     "studytui.commands.study",
     "studytui.commands.calc",
+    "studytui.commands.practice",
     "studytui.commands.measure",
     "studytui.commands.guide_diff",
     "studytui.commands.takealong",
@@ -48,7 +49,7 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--version", action="version", version=f"studytui {__version__}")
     parser.add_argument("--data-dir", metavar="DIR", help="where progress and notes live (default: see 'studytui where')")
     parser.add_argument("--content", metavar="DIR", help="load the guide from DIR instead of the bundled content")
-    parser.add_argument("--readme", metavar="FILE",
+    parser.add_argument("--readme", metavar="FILE", dest="app_readme",
                         help="with no command: open the app on 'What changed in the guide' for this newer copy of its README")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMAND_MODULES:
@@ -73,7 +74,7 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
     quick = ArgumentParser(prog="studytui", add_help=False)
     quick.add_argument("--data-dir")
     quick.add_argument("--content")
-    quick.add_argument("--readme")
+    quick.add_argument("--readme", dest="app_readme")
     args, rest = quick.parse_known_args(list(argv))
     if rest:
         return None
@@ -86,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _app_only_args(argv)
     if args is None:
         args = build_parser().parse_args(argv)
-    if args.command is not None and getattr(args, "readme", None):
+    if args.command is not None and getattr(args, "app_readme", None):
         sys.stderr.write("studytui: error: --readme opens the app on what changed in the guide; "
                          "with a command, use 'studytui guide diff FILE' instead\n")
         return 2

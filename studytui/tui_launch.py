@@ -98,7 +98,7 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
 
 def _guide_changes(args: argparse.Namespace) -> tuple | None:
     """(README path, differences, learner impacts) for `--readme FILE`, else None."""
-    readme = getattr(args, "readme", None)
+    readme = getattr(args, "app_readme", None)
     if not readme:
         return None
     from studytui.commands.guide_diff import compute

@@ -10,7 +10,6 @@ exactly the differences it implies, each once.
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -77,7 +76,10 @@ def render(outline: list[dict], *, numbered_start: bool = True, verified_style: 
                 import datetime as dt
 
                 when = dt.date.fromisoformat(when).strftime("%B %-d, %Y")
-            lines += [f"*Verified on {when}.* Entries here move fast.", ""]
+            if verified_style == "bold":
+                lines += [f"**Last verified:** {when}. Entries here move fast.", ""]
+            else:
+                lines += [f"*Verified on {when}.* Entries here move fast.", ""]
         for sub in s["subs"]:
             if sub["title"]:
                 lines += [f"### {sub['title']}", ""]
@@ -154,9 +156,13 @@ def test_shapes_parsed(guide):
     assert "Session-aware and agentic scheduling" in names and all(e.watchlist for e in readme.entries if e.url is None)
 
 
-def test_bulleted_start_here_and_long_date_are_the_same_guide(guide):
-    d = diff_of(guide, render(model(guide), numbered_start=False, verified_style="long"))
+@pytest.mark.parametrize("style", ["long", "bold"])
+def test_bulleted_start_here_and_other_date_styles_are_the_same_guide(guide, style):
+    d = diff_of(guide, render(model(guide), numbered_start=False, verified_style=style))
     assert d.differences == [], [x.message for x in d.differences]
+    o = model(guide)
+    find(o, "frontier", False)["verified"] = "2026-12-01"
+    assert kinds(diff_of(guide, render(o, verified_style=style))) == {"frontier-verified": 1}
 
 
 # -- one kind of change at a time -----------------------------------------------------------------
@@ -479,3 +485,116 @@ def test_hostile_titles_stay_text(guide, tmp_path, capsys):
     assert main(["--data-dir", str(tmp_path / "d"), "guide", "diff", str(p)]) == 1
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out
+
+
+def test_readme_option_with_a_command_is_refused(tmp_path, capsys):
+    assert main(["--readme", str(tmp_path / "x.md"), "list"]) == 2
+    assert "studytui guide diff" in capsys.readouterr().err
+
+
+# -- properties ------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from studytui.guide.diff import NotTheGuide  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=2000))
+def test_any_text_parses_without_error(text):
+    readme = parse_readme(text)
+    try:
+        compare(load_guide(), readme)
+    except NotTheGuide:
+        pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_random_removals_and_additions_each_reported_once(data):
+    guide = load_guide()
+    o = model(guide)
+    subs = [sub for s in o for sub in s["subs"] if len(sub["items"]) > 1]
+    removed = 0
+    for sub in data.draw(st.lists(st.sampled_from(subs), max_size=6, unique_by=id)):
+        k = data.draw(st.integers(0, len(sub["items"]) - 1))
+        sub["items"].pop(k)
+        removed += 1
+    added = 0
+    for n, sub in enumerate(data.draw(st.lists(st.sampled_from(subs), max_size=4))):
+        k = data.draw(st.integers(0, len(sub["items"])))
+        sub["items"].insert(k, {"id": f"new{n}", "title": f"Added paper number {n}", "url": f"https://example.net/p{n}",
+                                "watch": False})
+        added += 1
+    c = kinds(diff_of(guide, render(o)))
+    assert c.pop("entry-removed", 0) + c.pop("watchlist-removed", 0) == removed
+    assert c.pop("entry-added", 0) + c.pop("watchlist-added", 0) == added
+    assert c == {}
+
+
+def test_every_kind_at_once_each_reported_once(guide):
+    o = model(guide)
+    mm = find(o, "kernel-optimization", "Matrix multiplication")["items"]
+    mm.insert(0, {"id": "n", "title": "A New GEMM Paper", "url": "https://arxiv.org/abs/2999.00001", "watch": False})
+    mm[:] = [i for i in mm if i["id"] != "volkov-dense-linear-algebra"]
+    deepgemm = next(i for i in mm if i["id"] == "deepgemm")
+    mm.remove(deepgemm)
+    find(o, "kernel-optimization", "Attention")["items"].append(deepgemm)
+    att = find(o, "kernel-optimization", "Attention")["items"]
+    att.insert(1, att.pop(0))  # flashattention after flashattention-2
+    next(i for i in find(o, "inference-engines", "Quantization")["items"] if i["id"] == "gptq")["title"] = "GPTQ (ICLR 2023)"
+    next(i for i in find(o, "inference-engines", "Quantization")["items"] if i["id"] == "awq")["url"] = "https://arxiv.org/abs/2306.00978"
+    find(o, "current-hardware", False)["title"] = "6. Hardware today"
+    find(o, "current-hardware", "AWS Trainium")["title"] = "AWS Trainium and Inferentia"
+    find(o, "frontier", False)["verified"] = "2026-12-01"
+    watch = find(o, "frontier", "Watchlist")["items"]
+    watch.append({"id": "w", "title": "Optical interconnects", "url": None, "watch": True})
+    watch[:] = [i for i in watch if i["id"] != "ualink-2-0"]
+    c = kinds(diff_of(guide, render(o)))
+    assert c == {
+        "entry-added": 1, "entry-removed": 1, "entry-moved": 2, "entry-retitled": 1, "url-changed": 1,
+        "section-renamed": 1, "subsection-renamed": 1, "frontier-verified": 1, "watchlist-added": 1,
+        "watchlist-removed": 1,
+    }
+
+
+def test_earliest_layout_bold_names_with_address_links():
+    text = "\n".join([
+        "# GPU Performance Engineering",
+        "",
+        "## 1. Fundamentals",
+        "",
+        "### Tier 1: Start Here",
+        "",
+        "\U0001F3A5 **GPU Mode Lectures** - [github.com/gpu-mode/lectures](https://github.com/gpu-mode/lectures)",
+        "- Community lecture series",
+        "- Active Discord community (23k+ members): [discord.gg/gpumode](https://discord.gg/gpumode)",
+        "",
+        "\U0001F4DD **CUDA Matrix Multiplication Optimization** - Lei Mao",
+        "- [leimao.github.io](https://leimao.github.io/article/x/)",
+        "- Systematic optimization progression",
+        "",
+    ])
+    readme = parse_readme(text)
+    assert [(e.title, e.url) for e in readme.entries] == [
+        ("GPU Mode Lectures", "https://github.com/gpu-mode/lectures"),
+        ("CUDA Matrix Multiplication Optimization", "https://leimao.github.io/article/x/"),
+    ]
+    assert [e.line for e in readme.entries] == [7, 12]
+
+
+def test_framing_headings_without_entries_are_not_sections(guide):
+    text = render(model(guide)).replace("## License", "## How this list is kept\n\nBy hand, with [care](#contents).\n\n## License")
+    assert diff_of(guide, text).differences == []
+
+
+def test_pathological_markdown_is_stopped(tmp_path, monkeypatch, capsys):
+    import studytui.guide.readme as readme_module
+
+    monkeypatch.setattr(readme_module, "PARSE_SECONDS", 0.2)
+    p = tmp_path / "README.md"
+    p.write_text("## S\n\n- " + "[" * 300_000)
+    assert main(["--data-dir", str(tmp_path / "d"), "guide", "diff", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "to parse" in err and len(err.strip().splitlines()) == 1

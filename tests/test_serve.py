@@ -178,9 +178,22 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
         if proc.poll() is None:
             out = stop_server(proc)
     assert f"serving the study app at http://127.0.0.1:{port}" in out and str(data) in out
-    assert "server stopped" in out and "Traceback" not in out
+    assert "server stopped" in out and "Traceback" not in out, out
     # The terminal commands see the same store: the entry the browser marked.
     done = subprocess.run([*CLI, "--data-dir", str(data), "export", "-", "--format", "json"], capture_output=True, text=True, check=True)
     entries = {e["entry_id"]: e for e in json.loads(done.stdout)["entries"]}
     assert entries[first.id]["state"] == "done"
     assert entries[first.id]["note"] == "typed in the browser"
+
+
+def test_server_log_lines_are_one_line_without_traceback() -> None:
+    import logging
+
+    from studytui.takealong.serve import _one_line_formatter
+
+    try:
+        raise ConnectionResetError("socket closed\n\x1b[31mmid-frame")
+    except ConnectionResetError:
+        record = logging.LogRecord("textual-serve", logging.ERROR, __file__, 1, "%s", ("socket closed\n\x1b[31mmid-frame",), sys.exc_info())
+    line = _one_line_formatter().format(record)
+    assert line == "studytui: serve: error: socket closed [31mmid-frame"

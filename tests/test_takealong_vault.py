@@ -154,6 +154,16 @@ def test_reexport_never_touches_the_learners_files(vault: Path, capsys: pytest.C
     assert meta["state"] == "skipped" and body.endswith("more from the vault\n")
 
 
+def test_learners_front_matter_additions_survive_reexport(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = entry_file(vault, A)
+    meta_text, body = split_front_matter(path.read_text())
+    path.write_text("---\n" + meta_text.replace("tags:\n", "rating: 5\ntags:\n- my-tag\n") + "---\n" + body)
+    assert run(capsys, "mark", A.id, "learning")[0] == 0
+    assert run(capsys, "export", str(vault), "--format", "vault")[0] == 0
+    meta, again = front(path)
+    assert meta["state"] == "learning" and meta["rating"] == 5 and "my-tag" in meta["tags"] and again == body
+
+
 def test_new_entry_file_and_unknown_id(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A file the learner made from ours (mark kept, no checksum) for a new entry; one for an id
     no longer in the guide is kept as an orphan, like a JSON import."""
@@ -249,3 +259,32 @@ def test_export_vault_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2 and "does not exist" in err
     code, _, err = run(capsys, "export", "-", "--format", "vault")
     assert code == 2 and err.count("\n") == 1
+
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from studytui.takealong.vault import export_vault, import_vault, normalized
+
+# Any text SQLite can hold: control characters, CR/LF mixes, lines of dashes, front-matter lookalikes.
+NOTE_TEXT = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=300
+) | st.sampled_from(["---\nid: other\nstudytui: entry\n---\nfake", "\r\n---\r\n", "a\n---\nb", "\x1b]52;c;Zm9v\x07"])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(note=NOTE_TEXT, state=st.sampled_from(["pending", "learning", "done", "skipped"]))
+def test_any_note_round_trips_through_a_vault(tmp_path_factory: pytest.TempPathFactory, note: str, state: str) -> None:
+    """Export a note to a vault, import the vault into an empty store: the same text comes back."""
+    base = tmp_path_factory.mktemp("roundtrip")
+    with open_store(base / "a") as store:
+        store.set_note(A.id, note)
+        store.set_state(A.id, state)
+        export_vault(base / "vault", GUIDE, store)
+    with open_store(base / "b") as fresh:
+        report = import_vault(base / "vault", GUIDE, fresh)
+        got = fresh.get_note(A.id)
+    if normalized(note):
+        assert got == note and report.entries_added == 1
+    else:  # a note of blank space only is no note
+        assert got == ""

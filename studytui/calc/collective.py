@@ -168,8 +168,9 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Res
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(algbw)} x {g(bus_factor)} = {format_rate(busbw)}")
     shape = "direct exchange" if op == "all_to_all" else "ring"
-    where = f", inside one {fabric.domain}-GPU scale-up domain" if fabric.domain else ""
-    result.row("collective", f"{op} over {n} GPUs ({shape}{where})")
+    result.row("collective", f"{op} over {n} GPUs ({shape})")
+    if fabric.domain:
+        result.row("scale-up domain", f"{fabric.domain} GPUs: all {n} inside one")
     result.row("bytes (nccl-tests size)", format_size(nbytes))
     result.row("link (one way)", format_rate(link) + (f" ({fabric.link_label})" if fabric.link_label else ""))
     result.row("bandwidth term", format_time(bandwidth_time))
@@ -228,7 +229,8 @@ def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(busbw)} (nccl-tests formula; the hierarchy moves less over the network than a flat ring)")
     shape = "direct exchange" if op == "all_to_all" else "hierarchical"
-    result.row("collective", f"{op} over {n} GPUs ({shape}: {k} domains of {d})")
+    result.row("collective", f"{op} over {n} GPUs ({shape})")
+    result.row("scale-up domain", f"{d} GPUs: {k} domains, joined by the network")
     result.row("bytes (nccl-tests size)", format_size(nbytes))
     result.row("link inside a domain (one way)", format_rate(fabric.link_bw) + (f" ({fabric.link_label})" if fabric.link_label else ""))
     result.row("network per GPU (one way)", format_rate(fabric.net_bw) + (f" ({fabric.net_label})" if fabric.net_label else ""))

@@ -131,7 +131,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
             return parse_flops(text, name)
         return parse_float(text, name, allow_zero=spec.allow_zero, maximum=spec.maximum)
     if kind == "size":
-        return parse_size(text, name)
+        return parse_size(text, name, allow_zero=spec.allow_zero)
     if kind == "rate":
         return parse_rate(text, name)
     if kind == "flops_rate":
@@ -143,7 +143,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind in ("gpu", "model"):
         return text
     if kind == "choice":
-        if name in ("profile", "tile"):
+        if name in ("profile", "tile", "stages"):
             return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
         key = text.lower()
         if spec.choices and key not in spec.choices:
@@ -563,6 +563,100 @@ _register(CalcSpec(
     ),
     _run_memory,
     unused=_unused_memory,
+))
+
+
+def _whole_bytes(p: dict[str, Any], name: str) -> int:
+    value = p.get(name) or 0
+    if value != int(value):
+        raise FieldError(name, f"{value:g} is not a whole number of bytes")
+    return int(value)
+
+
+def _run_occupancy(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.occupancy import occupancy, resolve_cc
+
+    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
+    sm_count = None
+    if p.get("gpu") or not p.get("cc"):
+        from studytui.calc.hardware import load_catalog
+
+        sm_count = load_catalog(data_dir).get(p.get("gpu") or "h200").sm_count
+    return occupancy(
+        cc, p["threads"], p["regs"], _whole_bytes(p, "smem"), _whole_bytes(p, "dyn_smem"), cluster=p.get("cluster") or 1,
+        non_portable=bool(p.get("non_portable")), carveout=p.get("carveout"), sweep_axis=p.get("sweep"), label=label,
+        sm_count=sm_count,
+    )
+
+
+def _run_tile(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.occupancy import resolve_cc
+    from studytui.calc.tile import parse_stages, parse_tile3, tile_budget
+
+    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
+    m, n, k = parse_tile3(p["tile"])
+    return tile_budget(
+        cc, m, n, k, p["dtype"], c_dtype=p["c_dtype"], stages=parse_stages(p.get("stages")), threads=p["threads"],
+        regs=p.get("regs"), epilogue=p.get("epilogue") or "smem", label=label,
+    )
+
+
+def _unused_occupancy(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if (p.get("cluster") or 1) <= 8:
+        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
+    return out
+
+
+def _unused_tile(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p.get("epilogue") == "none":
+        out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
+    return out
+
+
+_CC_FIELDS = (
+    FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give --cc"),
+    FieldSpec("cc", "compute capability", "choice", help="instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
+)
+
+_register(CalcSpec(
+    "occupancy", "Occupancy",
+    "Blocks per SM from each limit (warps, blocks, registers, shared memory), the binding one, active warps "
+    "and occupancy, registers and shared memory as allocated (granularities, per-block reservation), and what "
+    "reaches the next occupancy step. --sweep threads|regs|smem prints occupancy across a range.",
+    (
+        *_CC_FIELDS,
+        FieldSpec("threads", "threads per block", "int", "256", required=True, help="1 to 1024"),
+        FieldSpec("regs", "registers per thread", "int", "32", required=True, help="as nvcc -Xptxas -v reports (at most 255)"),
+        FieldSpec("smem", "static shared memory", "size", "0", allow_zero=True, help="bytes per block declared __shared__ (1KiB = 1024)"),
+        FieldSpec("dyn_smem", "dynamic shared memory", "size", "0", allow_zero=True, help="bytes per block given at launch"),
+        FieldSpec("cluster", "cluster size", "int", "1", help="blocks per thread-block cluster (9.0 and later)"),
+        FieldSpec("non_portable", "non-portable cluster", "bool", "false", help="allow clusters above 8 blocks where the part supports 16"),
+        FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True, help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
+        FieldSpec("sweep", "sweep", "choice", choices=("threads", "regs", "smem"), help="print occupancy across threads, registers or dynamic shared memory"),
+    ),
+    _run_occupancy,
+    unused=_unused_occupancy,
+))
+
+_register(CalcSpec(
+    "tile", "GEMM tile budget",
+    "Shared memory per pipeline stage for the A and B tiles, how many stages fit beside the epilogue buffer, "
+    "blocks per SM at that footprint, accumulator registers per thread (tensor-memory columns on Blackwell).",
+    (
+        *_CC_FIELDS,
+        FieldSpec("tile", "tile MxNxK", "choice", "128x128x64", required=True,
+                  choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64"), help="block tile, any MxNxK"),
+        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help="A and B element type"),
+        FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)"),
+        FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"), help="N or auto (the most that fit)"),
+        FieldSpec("threads", "threads per block", "int", "128"),
+        FieldSpec("regs", "registers per thread", "int", help="optional: counts the register limit in blocks per SM"),
+        FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),
+    ),
+    _run_tile,
+    unused=_unused_tile,
 ))
 
 

@@ -111,7 +111,7 @@ def add_terms(result: Result, t: RooflineTerms, what: str = "", *, per_gpu: bool
     result.row(f"compute time{each} (FLOPs/peak)", format_time(t.compute_time_s))
     result.row(f"memory time{each} (bytes/bw)", format_time(t.memory_time_s))
     result.row("time lower bound  max()", format_time(t.time_s))
-    result.row("serial no-overlap estimate  sum()", format_time(t.time_serial_s))
+    result.row("serial estimate  sum()", format_time(t.time_serial_s))
 
 
 def cache_bytes(ceilings: Ceilings) -> float | None:

@@ -354,7 +354,7 @@ def transformer(
         time_s, upper = max(time_s, comm), upper + comm
         result.values.update(time_s=time_s, time_serial_s=upper, bound=bound)
         result.row("time lower bound (with comms)", format_time(time_s))
-        result.row("serial no-overlap estimate (with comms)", format_time(upper))
+        result.row("serial estimate (with comms)", format_time(upper))
 
     tokens_per_s = tokens / time_s
     result.values["tokens_per_s"] = tokens_per_s

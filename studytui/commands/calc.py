@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ]
     calc = subparsers.add_parser(
         "calc",
-        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory",
+        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory, occupancy, tile",
         description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
         + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -47,8 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "check", help="apply the source policy to the content",
         description="Check the content against the guide's source policy: admitted kinds with https URLs, "
         "unique ids, no URL twice in a subsection, dated Frontier entries, watchlist items without a URL "
-        "marked as such, and every performance claim carrying hardware, workload, precision, baseline and "
-        "correctness method. Exit 0 when clean, 1 listing every problem as FILE:LINE: message.",
+        "marked as such, every performance claim carrying hardware, workload, precision, baseline, correctness "
+        "method, software versions and algorithm, 'placement: inferred' on every entry dated after the pinned "
+        "README, and roles that agree with the policy text (a core entry is of a core kind; every role is "
+        "described). Exit 0 when clean, 1 listing every problem as FILE:LINE: message.",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_check)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 from typing import Any
 
 DESCRIPTION = (
@@ -31,12 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_guide_diff)
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def visible(text: str) -> str:
     """Text from a README may hold escape sequences: show them, never send them to the terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text.replace("\n", " "))
+    from studytui.output import one_line
+
+    return one_line(text)
 
 
 def compute(content: str | None, data_dir: str | None, readme_path: str) -> tuple[Any, Any, list[Any], bool]:

@@ -348,13 +348,16 @@ def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
 def cmd_progress(args: argparse.Namespace) -> int:
     from studytui.study import progress_summary
 
+    from studytui.commands.practice import print_progress_practice, progress_practice
+
     guide, store = _open(args)
     with store:
         summary = progress_summary(guide, store.states())
+        practice = progress_practice(guide, store)
     if args.json:
         from studytui.output import print_json
 
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), "practice": practice})
         return 0
     from rich.table import Table
     from rich.text import Text
@@ -386,6 +389,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
         for o in summary.orphans:
             note = f", note of {len(o.note)} characters" if o.note else ""
             con.print(Text(f"  {visible(o.entry_id)} ({o.state}{note})"))
+    print_progress_practice(practice)
     return 0
 
 
@@ -593,7 +597,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 0
     _out(
         f"Imported {name}: {report.entries_added} entries added, {report.states_updated} states and "
-        f"{report.notes_updated} notes updated, {report.events_added} events added.\n"
+        f"{report.notes_updated} notes updated, {report.events_added} events added, "
+        f"{report.attempts_added} practice attempts added.\n"
     )
     from studytui.output import for_terminal
 

@@ -78,6 +78,14 @@ def _try_it_problems(guide: Guide, files: dict) -> list[str]:
     return problems
 
 
+def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+    try:
+        from studytui.practice.check import check_problems
+    except ImportError:
+        return []
+    return check_problems(content_dir, guide)
+
+
 def _file_named(files: dict, name: str):
     for display, yf in files.items():
         if Path(display).name == name:
@@ -156,4 +164,5 @@ def check_content(content_dir: str | Path) -> CheckReport:
         problems += _provenance_problems(parsed.guide, parsed.files)
         problems += _role_problems(parsed.guide, parsed.files)
     problems += _profile_problems(path)
+    problems += _practice_problems(path, parsed.guide)
     return CheckReport(problems=problems, guide=parsed.guide)

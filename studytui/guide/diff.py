@@ -129,10 +129,6 @@ def _norm_url(url: str | None) -> str:
     return (url or "").strip().rstrip("/").lower()
 
 
-def _is_watchlist(sub_title: str | None, section_title: str) -> bool:
-    return "watchlist" in (sub_title or section_title).lower()
-
-
 def _section_title_key(title: str) -> str:
     return _norm(title)
 
@@ -154,6 +150,9 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
     sec_pairs: dict[int, Section] = {}
     ours = list(guide.sections)
     by_title = {_section_title_key(s.title): s for s in ours}
+    # A heading with no entries that is not one of ours frames the list ("How this list works").
+    readme = Readme(readme.path, readme.title,
+                    [rs for rs in readme.sections if rs.entries or _section_title_key(rs.title) in by_title])
     for i, rs in enumerate(readme.sections):
         s = by_title.get(_section_title_key(rs.title))
         if s is not None and s not in sec_pairs.values():
@@ -454,7 +453,7 @@ def write_stubs(guide: Guide, diff: GuideDiff, folder: str | Path) -> list[Path]
             f"- id: {sid}",
             f"  title: {_yaml_str(r.title)}",
             f"  url: {_yaml_str(r.url) if r.url else 'null'}",
-            "  kind: null" if r.url is None else "  kind: paper   # check: paper | spec | docs | repo | report | book | course | blog",
+            "  kind: null" + ("" if r.url is None else "   # choose: paper | spec | docs | repo | report | book | course | blog"),
         ]
         if r.watchlist:
             lines.append("  role: watchlist")
@@ -465,6 +464,8 @@ def write_stubs(guide: Guide, diff: GuideDiff, folder: str | Path) -> list[Path]
     for path, _ in plans:
         if path.exists():
             raise UsageError(f"{path} already exists; not overwriting it (choose another --write-stubs folder)")
+    if not plans:
+        return []
     try:
         out.mkdir(parents=True, exist_ok=True)
         for path, text in plans:

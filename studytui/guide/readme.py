@@ -17,8 +17,9 @@ from typing import Any
 
 from studytui.errors import UsageError
 
-MAX_README_BYTES = 4 * 1024 * 1024  # the real README is tens of kilobytes
-LEAD_IN_CHARS = 40  # words allowed before an item's first link ("Companion:", "Read first:")
+MAX_README_BYTES = 1024 * 1024  # the real README is tens of kilobytes
+PARSE_SECONDS = 10.0  # hostile Markdown (200k unclosed brackets) can take that long; the real one ~0.05 s
+LEAD_IN_CHARS = 30  # words allowed before an item's first link ("Companion:", "Read first:")
 REPO_BLOB = "https://github.com/wafer-ai/gpu-perf-engineering-resources/blob/main/"
 # Level-2 headings that frame the list rather than belong to it.
 NOT_SECTIONS = {
@@ -189,19 +190,47 @@ def _lead_links(parts: list[tuple[str, Any]]) -> list[tuple[str, str, int]]:
     inside it) are not entries."""
     links: list[tuple[str, str, int]] = []
     between = ""
+    lead_in = ""  # words before the first link, not counting a bold name
+    bold = False
     for kind, value in parts:
         if kind == "mark":
+            bold = value == "strong_open" or (bold and value != "strong_close")
             continue
         if kind == "text":
             between += value
+            if not bold:
+                lead_in += value
             continue
         if links and not _JOINER.match(between):
             break
-        if not links and len(between.strip()) > LEAD_IN_CHARS:
+        if not links and len(lead_in.strip()) > LEAD_IN_CHARS:
             break
         links.append(value)
         between = ""
     return links
+
+
+def _looks_like_address(text: str) -> bool:
+    t = text.strip()
+    return bool(t) and " " not in t and ("/" in t or "." in t)
+
+
+def _bold_lead(parts: list[tuple[str, Any]]) -> str:
+    """Bold text that comes before the first link, if any."""
+    bold: list[str] = []
+    inside = False
+    for kind, value in parts:
+        if kind == "link":
+            break
+        if kind == "mark":
+            if value == "strong_open":
+                inside = True
+            elif value == "strong_close" and inside:
+                return " ".join("".join(bold).split())
+            continue
+        if inside and kind == "text":
+            bold.append(value)
+    return ""
 
 
 def _item_title(parts: list[tuple[str, Any]]) -> str:
@@ -227,16 +256,17 @@ def _item_title(parts: list[tuple[str, Any]]) -> str:
 def parse_readme(text: str, path: str = "README.md") -> Readme:
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").parse(text)
+    with _time_limit(PARSE_SECONDS, path):
+        tokens = MarkdownIt("commonmark").parse(text)
     title: str | None = None
     sections: list[ReadmeSection] = []
     section: ReadmeSection | None = None
     sub_title: str | None = None
     sub_line = 0
     heading_level = 0
-    list_depth = 0
-    item_depth = 0
+    items: list[int] = []  # token indexes of the open list items, innermost last
     item_seen: set[int] = set()  # list items whose entries were already taken (first paragraph)
+    last_bold = ""  # the bold name of the paragraph just before, for the earliest layout
     i = 0
     while i < len(tokens):
         tok = tokens[i]
@@ -256,35 +286,41 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
                 sub_title, sub_line = None, line
             elif heading_level == 3 and section is not None:
                 sub_title, sub_line = name, line
+            last_bold = ""
             # Level 4 and below (the older layout's "Tier 1") stay inside the current subsection.
             if section is not None:
                 _find_verified(section, name, line)
             i += 3
             continue
-        if tok.type in ("bullet_list_open", "ordered_list_open"):
-            list_depth += 1
-        elif tok.type in ("bullet_list_close", "ordered_list_close"):
-            list_depth -= 1
-        elif tok.type == "list_item_open":
-            item_depth += 1
+        if tok.type == "list_item_open":
+            items.append(i)
         elif tok.type == "list_item_close":
-            item_depth -= 1
+            items.pop()
         elif tok.type == "inline" and section is not None and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] + 1) if tok.map else 1
-            _find_verified(section, tok.content, line)
+            _find_verified(section, " ".join(c.content for c in (tok.children or []) if c.type in ("text", "code_inline")), line)
             parts = _inline_parts(tok, line)
-            in_item = item_depth > 0
+            in_item = bool(items)
             # Only the first paragraph of a list item names its entries; nested lists are items too.
-            owner = _item_owner(tokens, i) if in_item else None
+            owner = items[-1] if in_item else None
             if owner is not None and owner in item_seen:
                 i += 1
                 continue
             if owner is not None:
                 item_seen.add(owner)
             sub = section.subsection(sub_title, sub_line)
-            watch = "watchlist" in (sub_title or section.title).lower()
+            watch = "watchlist" in f"{sub_title or ''} {section.title}".lower()
             links = [(t, _absolute(h), ln) for t, h, ln in _lead_links(parts)]
             links = [(t, u, ln) for t, u, ln in links if u is not None]
+            if len(links) == 1 and _looks_like_address(links[0][0]):
+                # The earliest layout names an entry in bold and links it by its address, on the
+                # same line ("**Title** - [github.com/x](...)") or in the list just below.
+                lead = _bold_lead(parts) or (last_bold if in_item else "")
+                if lead:
+                    links = [(lead, links[0][1], links[0][2])]
+                    last_bold = ""
+            if not in_item:
+                last_bold = "" if links else _bold_lead(parts)
             if links:
                 for t, url, ln in links:
                     sub.entries.append(ReadmeEntry(
@@ -302,18 +338,38 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
     return Readme(path=path, title=title, sections=sections)
 
 
-def _item_owner(tokens: list[Any], index: int) -> int | None:
-    """The index of the list_item_open that directly holds the paragraph at `index`."""
-    depth = 0
-    for j in range(index - 1, -1, -1):
-        t = tokens[j].type
-        if t == "list_item_close":
-            depth += 1
-        elif t == "list_item_open":
-            if depth == 0:
-                return j
-            depth -= 1
-    return None
+class _TooSlow(Exception):
+    pass
+
+
+class _time_limit:
+    """Stop parsing a pathological file after `seconds` (main thread on Unix; elsewhere no limit)."""
+
+    def __init__(self, seconds: float, path: str) -> None:
+        self.seconds, self.path = seconds, path
+        self.armed = False
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+            def stop(_signum: int, _frame: Any) -> None:
+                raise _TooSlow()
+
+            self.previous = signal.signal(signal.SIGALRM, stop)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.armed = True
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        if kind is _TooSlow:
+            raise UsageError(f"{self.path} took over {self.seconds:g} s to parse; it is not the guide's README")
+        return False
 
 
 def _find_verified(section: ReadmeSection, text: str, line: int) -> None:

@@ -125,6 +125,7 @@ class ImportReport:
     section_notes_updated: int = 0
     events_added: int = 0
     orphans: list[str] = field(default_factory=list)
+    attempts_added: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -136,6 +137,7 @@ class ImportReport:
             "section_notes_updated": self.section_notes_updated,
             "events_added": self.events_added,
             "orphans": list(self.orphans),
+            "attempts_added": self.attempts_added,
         }
 
 

@@ -66,7 +66,18 @@ def create_v1(conn: sqlite3.Connection) -> None:
     db["meta"].create({"key": str, "value": str}, pk="key")
 
 
-MIGRATIONS: dict[int, Migration] = {1: create_v1}
+def create_v2(conn: sqlite3.Connection) -> None:
+    """Practice attempts (additive: nothing in v1 changes). Each row is one graded answer; the
+    review schedule is replayed from these rows, so merging two stores merges schedules too."""
+    conn.execute(
+        "CREATE TABLE attempts (id INTEGER PRIMARY KEY, at TEXT NOT NULL, problem_id TEXT NOT NULL, "
+        "seed INTEGER NOT NULL, answer TEXT NOT NULL, correct INTEGER NOT NULL, relative_error REAL)"
+    )
+    # The natural key: an attempt imported twice (or from two devices' exports) is stored once.
+    conn.execute("CREATE UNIQUE INDEX attempts_key ON attempts (problem_id, at, seed, answer)")
+
+
+MIGRATIONS: dict[int, Migration] = {1: create_v1, 2: create_v2}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 # Stamped in the file header (`PRAGMA application_id`, "STTY") so a foreign SQLite file that happens

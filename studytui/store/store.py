@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from studytui.errors import StoreError, UsageError
 from studytui.store import schema
+from studytui.store.attempts import Attempt, check_attempt, parse_attempts
 from studytui.store.model import (
     DEFAULT_STATE,
     STATES,
@@ -675,6 +676,30 @@ class Store:
                 self._log(conn, "rename", at, new, data={"from": old})
         return moves
 
+    # -- practice attempts (schema v2) -------------------------------------------------------
+
+    def record_attempt(self, problem_id: str, seed: int, answer: str, correct: bool, relative_error: float | None = None) -> Attempt:
+        """Record one graded answer; returns it with its time."""
+        fields = check_attempt(problem_id, seed, answer, correct, relative_error)
+        with self._writing() as conn:
+            attempt = Attempt(self._clock(), *fields)
+            conn.execute(
+                "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
+                (attempt.at, attempt.problem_id, attempt.seed, attempt.answer, int(attempt.correct), attempt.relative_error),
+            )
+        return attempt
+
+    def attempts(self, problem_id: str | None = None) -> list[Attempt]:
+        """Recorded attempts, oldest first (all problems, or one)."""
+        where, params = ("WHERE problem_id = ?", (problem_id,)) if problem_id is not None else ("", ())
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(
+                f"SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts {where} ORDER BY at, id", params
+            ).fetchall()
+        return [Attempt(a, p, s, ans, bool(c), r) for a, p, s, ans, c, r in rows]
+
     # -- export / import --------------------------------------------------------------------
 
     def _rows(self, conn: sqlite3.Connection, sql: str, key: Callable[[tuple], Any]) -> list[tuple]:
@@ -702,6 +727,7 @@ class Store:
             sections: list[dict[str, Any]] = []
             ui: dict[str, Any] = {}
             events: list[dict[str, Any]] = []
+            attempts: list[dict[str, Any]] = []
             last_viewed = None
             if conn is not None:
                 # One read transaction so the backup is a consistent snapshot.
@@ -732,6 +758,12 @@ class Store:
                             raise
                         row = None
                     last_viewed = row[0] if row else None
+                    attempts = [
+                        Attempt(a, p, s, ans, bool(c), r).to_dict()
+                        for a, p, s, ans, c, r in conn.execute(
+                            "SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts ORDER BY at, id"
+                        )
+                    ]
                 finally:
                     try:
                         conn.execute("COMMIT")
@@ -750,6 +782,7 @@ class Store:
             "section_notes": sections,
             "ui": ui,
             "events": events,
+            "attempts": attempts,
         }
         if self.damaged:
             out["damaged"] = self.damaged
@@ -806,6 +839,12 @@ class Store:
                     report.events_added += 1
             for key, value in parsed.ui.items():
                 conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (key, _dumps(value)))
+            for a in parsed.attempts:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
+                    (a.at, a.problem_id, a.seed, a.answer, int(a.correct), a.relative_error),
+                )
+                report.attempts_added += cursor.rowcount
             if parsed.last_viewed is not None:
                 conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_viewed', ?)", (parsed.last_viewed,))
             summary = report.to_dict()
@@ -825,6 +864,7 @@ class _ParsedExport:
         self.events: list[tuple[str, str, str | None, str | None, str]] = []
         self.ui: dict[str, Any] = {}
         self.last_viewed: str | None = None
+        self.attempts: list[Attempt] = []
 
 
 def _parse_export(data: Any) -> _ParsedExport:
@@ -909,4 +949,5 @@ def _parse_export(data: Any) -> _ParsedExport:
     out.ui = dict(ui)
     last = data.get("last_viewed")
     out.last_viewed = None if last is None else _check_id(last, "last_viewed")
+    out.attempts = parse_attempts(data.get("attempts"))
     return out

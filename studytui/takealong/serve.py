@@ -47,6 +47,18 @@ def url_for(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
+def _one_line_formatter():
+    import logging
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            message = record.getMessage() or (record.exc_info[1].__class__.__name__ if record.exc_info else "")
+            text = " ".join(str(message).split())  # one line, control characters gone
+            return f"studytui: serve: {record.levelname.lower()}: {''.join(c for c in text if c.isprintable())}"
+
+    return OneLine()
+
+
 def serve(host: str, port: int, data_dir: str | None, content: str | None) -> int:
     check_port(port)
     try:
@@ -65,10 +77,14 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None) -> in
     command = app_command(data, content)
 
     class StudyServer(Server):
-        def initialize_logging(self) -> None:  # quiet: our own lines say what matters
+        def initialize_logging(self) -> None:
+            # Quiet, one line per problem: our own lines say what matters, and a browser tab
+            # closing mid-frame is not worth a traceback.
             import logging
 
-            logging.basicConfig(level="WARNING", format="%(message)s")
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(_one_line_formatter())
+            logging.basicConfig(level="WARNING", handlers=[handler], force=True)
 
         async def on_startup(self, app) -> None:
             sys.stdout.write(f"studytui: serving the study app at {url}\n")

@@ -259,15 +259,25 @@ class _Writer:
             return "it was edited in the vault since the last export (run 'studytui import DIR' first, then export again)"
         return None
 
-    def write(self, rel: str, text: str, body: str | None = None) -> bool:
-        """Write `text` at `rel` unless that would lose something; `body`: the note it carries
-        (a file edited in the vault whose words studytui's note already holds may be rewritten)."""
-        why = self.can_write(rel, body)
+    def write(self, rel: str, meta: dict[str, Any], body: str, kind: str, note: bool = False) -> bool:
+        """Write the file at `rel` unless that would lose something. `note`: the body is the
+        entry's note (a file edited in the vault whose words that note already holds may be
+        rewritten). Front-matter keys and tags the learner added to our file are kept."""
+        why = self.can_write(rel, body if note else None)
         if why is not None:
             self.summary.warnings.append(f"left {shown(rel)} as it is: {why}")
             return False
+        old = self.ours.get(rel)
+        if old is not None:
+            meta = dict(meta)
+            for key, value in old.meta.items():
+                if key not in meta and key not in (MARK, SHA_KEY):
+                    meta[key] = value
+            old_tags = old.meta.get("tags")
+            if isinstance(meta.get("tags"), list) and isinstance(old_tags, list):
+                meta["tags"] = meta["tags"] + [t for t in old_tags if t not in meta["tags"]]
         path = self.root / rel
-        data = text.encode("utf-8")
+        data = render(meta, body, kind).encode("utf-8")
         try:
             if path.exists() and path.read_bytes() == data:
                 self.summary.unchanged += 1
@@ -356,7 +366,7 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
         if not _has_progress(p) and entry.id not in located:
             continue
         rel = located.get(entry.id) or default_rel(entry.id, entry.section_id)
-        if writer.write(rel, render(_entry_meta(entry, p), p.note, "entry"), p.note):
+        if writer.write(rel, _entry_meta(entry, p), p.note, "entry", note=True) or rel in writer.ours:
             files[entry.id] = rel
         summary.entries += 1
     for stored_id, p in orphans.items():
@@ -369,7 +379,7 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
                       "note_updated": p.note_updated_at},
             "tags": ["studytui", "orphan"],
         }
-        if writer.write(rel, render(meta, p.note, "entry"), p.note):
+        if writer.write(rel, meta, p.note, "entry", note=True) or rel in writer.ours:
             files[stored_id] = rel
         summary.entries += 1
 
@@ -390,7 +400,7 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
                 lines.append(f"- {marks.get(state, '[ ]')} {label}{source}")
             lines.append("")
         meta = {"title": section.title, "section_id": section.id, "tags": ["studytui", "section-index"]}
-        writer.write(rel, render(meta, "\n".join(lines), "index"))
+        writer.write(rel, meta, "\n".join(lines), "index")
 
     lines = [f"# Glossary: {guide.title}", "", _link("glossary.md", "index.md", "All sections"), ""]
     for term in guide.glossary:
@@ -406,7 +416,7 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
             refs.append(_link("glossary.md", files[e.id], e.title) if e.id in files else (f"[{e.title}](<{e.url}>)" if e.url else e.title))
         if refs:
             lines += ["Source: " + " · ".join(refs), ""]
-    writer.write("glossary.md", render({"title": "Glossary", "tags": ["studytui", "glossary"]}, "\n".join(lines), "glossary"))
+    writer.write("glossary.md", {"title": "Glossary", "tags": ["studytui", "glossary"]}, "\n".join(lines), "glossary")
 
     s = progress_summary(guide, states)
     lines = [
@@ -425,7 +435,7 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
         lines += ["## Entries no longer in the guide", ""]
         lines += [f"- {_link('index.md', r, shown(i))}" for i, r in orphan_files]
         lines.append("")
-    writer.write("index.md", render({"title": guide.title, "tags": ["studytui", "index"]}, "\n".join(lines), "index"))
+    writer.write("index.md", {"title": guide.title, "tags": ["studytui", "index"]}, "\n".join(lines), "index")
     return summary
 
 
@@ -537,8 +547,8 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         if normalized(text) == normalized(local_note) or not normalized(text):
             # Same words, or an emptied file: emptying a file never deletes a note.
             continue
-        if base is not None and body_sha(text) == base:
-            continue  # the vault holds the note as exported; studytui's is newer
+        if base is not None and body_sha(text) == base and local_note and current.note_updated_at and current.note_updated_at >= at:
+            continue  # the vault holds the note as exported; studytui's was changed since (newer wins)
             continue
         if current is not None and base is not None and body_sha(local_note) == base:
             replace.append((entry_id, local_note, text))  # only the vault changed since the export

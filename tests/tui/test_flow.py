@@ -80,3 +80,97 @@ async def test_glossary_filter_takes_typing_at_once(make_app):
         await pilot.press("enter")
         await pilot.pause()
         assert current_id(app) == "roofline"
+
+
+# --- calculators ----------------------------------------------------------------------------------
+from studytui.tui.calc.choice import ChoiceField  # noqa: E402
+from studytui.tui.calc.help import CalculatorHelpScreen  # noqa: E402
+from studytui.tui.calc.screens import CalculatorScreen  # noqa: E402
+
+from .test_calc_screens import calc_app, open_calc, results_text, type_into, widget_text  # noqa: E402,F401
+
+
+async def test_f1_shows_calculator_help_and_question_mark_is_text_in_a_field(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "roofline")
+        field = screen.form.rows["flops"].control
+        field.focus()
+        await pilot.press("end", "question_mark", "q")
+        await pilot.pause()
+        assert field.value.endswith("?q") and app.screen is screen  # text, not commands
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, CalculatorHelpScreen)
+        assert "128k = 128,000" in app.screen._table().plain and "F2" in app.screen._table().plain
+        await pilot.press("escape")
+        await pilot.pause()
+        # Outside a text field, `?` is help too.
+        choice = screen.form.rows["dtype"].control
+        assert isinstance(choice, ChoiceField)
+        choice.focus()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, CalculatorHelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "F1 help" in widget_text(screen.query_one("#calc-keys"))
+
+
+async def test_every_other_calculator_is_one_key_away_even_from_a_try_it(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.jump_to("stream-k")  # has a try-it: the GEMM calculator, prefilled
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CalculatorScreen) and screen.spec.name == "gemm"
+        strip = widget_text(screen.query_one("#calc-switcher"))
+        assert "F2 roofline" in strip and "F8 memory" in strip
+        await pilot.press("f6")
+        await pilot.pause()
+        assert isinstance(app.screen, CalculatorScreen) and app.screen.spec.name == "specdec"
+        assert app.screen.entry is not None and app.screen.entry.entry_id == "stream-k"  # still saves to the entry
+        await pilot.press("escape")
+        await pilot.pause()
+        assert current_id(app) == "stream-k"
+
+
+async def test_headline_results_are_on_screen_first_at_80x24(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "transformer")
+        text = screen_text(app)
+        for label in ("bound", "TPOT bound", "tokens/s bound", "memory per GPU"):
+            assert label in text, (label, text)
+        assert "fits" in text
+        lines = results_text(screen).splitlines()
+        assert lines[0].startswith("bound")  # headline first, not "model"
+        for line in lines:  # long values continue under themselves, never at column 0
+            assert not line.startswith(("G ", "sequence)")), line
+
+
+async def test_an_unknown_gpu_is_one_line_under_the_field(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "roofline")
+        await type_into(pilot, screen, "gpu", "h20x")
+        row = screen.form.rows["gpu"]
+        assert row.error is not None and row.error.display
+        assert row.error.size.height == 1
+        assert "known:" not in str(row.error.render()) and "ctrl+g" in str(row.error.render())
+
+
+async def test_the_title_follows_the_inputs(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_calc(app, pilot, "transformer")
+        title = lambda: widget_text(screen.query_one("#calc-title"))  # noqa: E731
+        assert "llama-3.1-8b" in title()
+        model = screen.form.rows["model"].control
+        screen.form.set_text("model", "llama-3.1-70b")
+        await pilot.pause()
+        assert "llama-3.1-70b" in title() and "llama-3.1-8b" not in title()
+        assert model is screen.form.rows["model"].control

@@ -55,11 +55,11 @@ async def test_screen_with_nothing_changed(make_app):
 
 
 def test_launch_computes_changes_or_refuses_bad_input(tmp_path):
-    args = argparse.Namespace(content=None, data_dir=str(tmp_path / "d"), readme=None)
+    args = argparse.Namespace(content=None, data_dir=str(tmp_path / "d"), app_readme=None)
     assert _guide_changes(args) is None
     bad = tmp_path / "README.md"
     bad.write_bytes(b"")
-    args.readme = str(bad)
+    args.app_readme = str(bad)
     with pytest.raises(UsageError):
         _guide_changes(args)
 
@@ -83,3 +83,15 @@ async def test_inferred_entry_is_marked_in_the_detail_pane(make_app, guide):
         app.jump_to(first.id)
         await pilot.pause()
         assert PLACEMENT_NOTE in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")])
+def test_guide_changes_snapshot(snap_compare, make_app, size):
+    app = make_app()
+
+    async def show(pilot) -> None:
+        await pilot.pause()
+        app.push_screen(GuideChangesScreen("README.md", DIFFS, IMPACT))
+        await pilot.pause()
+
+    assert snap_compare(app, run_before=show, terminal_size=size)

@@ -115,6 +115,15 @@ class GroupToggle(Static, can_focus=True):
         self.action_toggle()
 
 
+def one_line_reason(field: FieldSpec, message: str) -> str:
+    """The reason as one line under the field: a GPU's list of every known id goes to the
+    picker (ctrl+g), only the closest suggestions stay."""
+    first = message.splitlines()[0] if message else ""
+    if field.kind == "gpu" and " known:" in first:
+        first = first.split(" known:")[0].rstrip(" ;,") + "; ctrl+g lists all"
+    return first
+
+
 class FieldRow:
     """One field's label, control and (when the value is bad) the reason under it.
 
@@ -126,6 +135,7 @@ class FieldRow:
         self._models = models
         self._gpu_names = gpu_names
         self.label = Label(field.label, classes="field-label")
+        self.placeholder = ""
         self.control = self._control(value, cursor_blink)
         self.error: Static | None = None
         self._pad: Static | None = None
@@ -150,6 +160,7 @@ class FieldRow:
             blank = BLANK_PROMPTS.get(field.kind, "(default)") if field.default is None else None
             return ChoiceField(options, value, title=field.label, blank=blank, id=f"f-{field.name}", tooltip=tooltip)
         placeholder = f"default {field.default}" if field.default is not None else (field.help or field.label)
+        self.placeholder = placeholder  # in full; cut to the field's width with … (CalcForm.on_resize)
         control = OrderedInput(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
                         select_on_focus=False, suggester=self._suggester())
         control.cursor_blink = cursor_blink
@@ -192,7 +203,10 @@ class FieldRow:
                 parent = self.control.parent
                 if parent is not None:
                     parent.mount(self._pad, self.error, after=self.control)
-            self.error.update(f"✗ {message}")
+            self.error.update(f"✗ {one_line_reason(self.field, message)}")
+            # A GPU's suggestions stay on one line (the picker has the rest); other reasons wrap.
+            self.error.set_class(self.field.kind == "gpu", "-one-line")
+            self.error.tooltip = message  # the whole reason, on hover
             self.error.display = True
             self._pad.display = True
         elif self.error is not None:
@@ -205,12 +219,13 @@ class CalcForm(VerticalScroll):
 
     DEFAULT_CSS = """
     CalcForm { height: 1fr; padding: 0 1 0 0; scrollbar-size-vertical: 1; }
-    CalcForm .field-grid { layout: grid; grid-size: 2; grid-columns: 20 1fr; grid-rows: auto; height: auto; }
+    CalcForm .field-grid { layout: grid; grid-size: 2; grid-columns: 21 1fr; grid-rows: auto; height: auto; }
     CalcForm .field-label { padding: 0 1 0 0; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     CalcForm .field-label.-invalid { color: $error; text-style: bold; }
     CalcForm .field-error { color: $error; }
+    CalcForm .field-error.-one-line { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     CalcForm .field-error-pad { height: 1; }
-    CalcForm GroupToggle { height: 1; color: $text-muted; text-style: bold; }
+    CalcForm GroupToggle { height: 1; color: $text-muted; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     CalcForm GroupToggle:focus { background: $block-cursor-background; color: $block-cursor-foreground; }
     CalcForm .group-grid { padding-left: 1; }
     """
@@ -262,6 +277,13 @@ class CalcForm(VerticalScroll):
     def _group_grid(group_id: str, rows: list[FieldRow]) -> Grid:
         return Grid(*[w for row in rows for w in row.widgets()], classes="field-grid group-grid", id=f"grid-{group_id}")
 
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._apply_label_width)
+
+    def _apply_label_width(self) -> None:
+        for grid in self.query(Grid):
+            grid.styles.grid_columns = f"{self.label_width} 1fr"
+
     def expand_group(self, group_id: str, expanded: bool = True) -> None:
         """Open (building its rows the first time) or close one group of fields."""
         toggle = self.query_one(f"#group-{group_id}", GroupToggle)
@@ -269,9 +291,36 @@ class CalcForm(VerticalScroll):
         if group_id in self.pending:
             if expanded:
                 rows = [self._row(field) for field in self.pending.pop(group_id)]
-                self.mount(self._group_grid(group_id, rows), after=toggle)
+                grid = self._group_grid(group_id, rows)
+                grid.styles.grid_columns = f"{self.label_width} 1fr"
+                self.mount(grid, after=toggle)
+                self.call_after_refresh(self.fit_placeholders)
         else:
             self.query_one(f"#grid-{group_id}", Grid).display = expanded
+
+    label_width = 21
+
+    def set_label_width(self, width: int) -> None:
+        """Wider labels where there is room (full labels at 120 columns, cut with … at 80)."""
+        if width == self.label_width:
+            return
+        self.label_width = width
+        for grid in self.query(Grid):
+            grid.styles.grid_columns = f"{width} 1fr"
+        self.call_after_refresh(self.fit_placeholders)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_placeholders)
+
+    def fit_placeholders(self) -> None:
+        """Placeholders cut to their field with an ellipsis, never clipped mid-word silently."""
+        for row in self.rows.values():
+            control = row.control
+            if isinstance(control, Input) and row.placeholder and control.is_mounted:
+                width = control.content_size.width
+                if width > 0:
+                    full = row.placeholder
+                    control.placeholder = full if len(full) <= width else full[: max(0, width - 1)] + "…"
 
     def on_group_toggle_toggled(self, event: GroupToggle.Toggled) -> None:
         event.stop()

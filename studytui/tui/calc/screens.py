@@ -9,6 +9,7 @@ and the results and plot are blanked rather than left showing the last good numb
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -27,7 +28,7 @@ from studytui.calc.units import FieldError
 from studytui.errors import StudyError
 from studytui.tui.calc import prefs
 from studytui.tui.calc.choice import ChoiceField
-from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm
+from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, one_line_reason
 from studytui.tui.calc.gpu_info import available_dtypes
 from studytui.tui.calc.note_table import calculation_markdown
 from studytui.tui.calc.presets import EntryContext, Launch, initial_values
@@ -38,27 +39,74 @@ if TYPE_CHECKING:
 
 # Calculators whose result is a point under a roofline (they report intensity and ceilings).
 PLOTTED = frozenset({"roofline", "gemm", "transformer"})
+# Calculators with a sweep plot instead (studytui/tui/calc/occupancy_plot.py).
+SWEEP_PLOTTED = frozenset({"occupancy"})
 DASH = "—"
 # Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
 # reading a profile parses YAML, too slow to repeat on every keystroke or every screen opening.
 _ROOF_CACHE: dict[tuple[str, str, str, str, str], "Roof | None"] = {}
-# The key line doubles as the screen's buttons: every entry is clickable.
+# The key line doubles as the screen's buttons: every entry is clickable. (key, label, short
+# label for narrow terminals, action)
 KEY_ACTIONS = (
-    ("esc", "back", "back"),
-    ("ctrl+s", "save to note", "save_note"),
-    ("ctrl+g", "GPU…", "pick_gpu"),
-    ("ctrl+b", "compare GPU…", "compare"),
-    ("ctrl+l", "next panel", "next_tab"),
+    ("esc", "back", "back", "back"),
+    ("F1", "help", "help", "calc_help"),
+    ("ctrl+s", "save to note", "note", "save_note"),
+    ("ctrl+g", "GPU…", "GPU", "pick_gpu"),
+    ("ctrl+b", "compare GPU…", "compare", "compare"),
+    ("ctrl+l", "next panel", "panel", "next_tab"),
+)
+# F2, F3, ... switch straight to another calculator (shown in the strip under the title).
+FIRST_SWITCH_KEY = 2
+MAX_SWITCH_KEY = 12
+
+
+def switch_keys() -> list[tuple[str, str]]:
+    """(key, calculator name) for every calculator that gets a function key."""
+    names = list(CALCULATORS)[: MAX_SWITCH_KEY - FIRST_SWITCH_KEY + 1]
+    return [(f"f{FIRST_SWITCH_KEY + i}", name) for i, name in enumerate(names)]
+
+
+def _key_hint(plotted: bool, narrow: bool = False) -> Content:
+    parts = [
+        Content.from_markup(f"[@click=screen.{action}][b]$key[/b] $label[/]", key=key, label=short if narrow else label)
+        for key, label, short, action in KEY_ACTIONS
+        if plotted or action != "compare"
+    ]
+    gap = "  " if narrow else "   "
+    return Content(" ") + Content(gap).join(parts) + Content(gap + "tab next field")
+
+
+def _switcher_line(current: str) -> Content:
+    parts = []
+    for key, name in switch_keys():
+        label = f"{key.upper()} {name}"
+        style = "bold reverse" if name == current else ""
+        markup = f"[@click=screen.switch('{name}')][{style}]$label[/][/]" if style else f"[@click=screen.switch('{name}')]$label[/]"
+        parts.append(Content.from_markup(markup, label=label))
+    return Content(" ") + Content(" ").join(parts)
+
+
+# Results a learner reads first, by the start of their label: they are shown above every other
+# row, so they stay on screen at 80x24 whatever the plot takes.
+HEADLINE_PREFIXES = (
+    "bound", "time lower bound", "TPOT", "tokens/s", "memory per GPU", "max batch", "time", "bus bandwidth",
+    "walltime speedup", "expected tokens", "best gamma", "KV for batch", "KV bytes per token", "achieved",
+    "fraction", "roofline reached", "physics",
 )
 
 
-def _key_hint(plotted: bool) -> Content:
-    parts = [
-        Content.from_markup(f"[@click=screen.{action}][b]$key[/b] $label[/]", key=key, label=label)
-        for key, label, action in KEY_ACTIONS
-        if plotted or action != "compare"
-    ]
-    return Content(" ") + Content("   ").join(parts) + Content("   tab next field")
+def headline_first(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(headline rows, the other rows), each in the calculator's own order."""
+    head = [r for r in rows if r[0].startswith(HEADLINE_PREFIXES)]
+    rest = [r for r in rows if not r[0].startswith(HEADLINE_PREFIXES)]
+    return head, rest
+
+
+def fit(text: str, width: int) -> str:
+    """`text` cut to `width` cells with an ellipsis (never wrapped)."""
+    if width <= 0:
+        return ""
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
 
 
 def _widget_for_panel(panel: str) -> str:
@@ -77,13 +125,15 @@ class CalculatorScreen(Screen[None]):
 
     DEFAULT_CSS = """
     CalculatorScreen { layout: vertical; }
-    #calc-title { height: auto; padding: 0 1; background: $panel; text-style: bold; }
+    #calc-title { height: 1; padding: 0 1; background: $panel; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
+    #calc-switcher { height: 1; background: $panel; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     #calc-body { height: 1fr; }
     #calc-left { width: 42%; min-width: 34; max-width: 60; border-right: vkey $panel-lighten-2; padding: 0 0 0 1; }
     #calc-right { width: 1fr; padding: 0 1; }
-    #calc-status { height: auto; }
+    #calc-status { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #calc-status.-invalid { color: $error; text-style: bold; }
     #calc-results-scroll { height: auto; max-height: 50%; scrollbar-size-vertical: 1; }
+    #calc-results { text-wrap: nowrap; }
     #calc-results.-stale { color: $text-disabled; }
     #calc-tabline { height: 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }
     #calc-tabs { height: 1fr; }
@@ -97,6 +147,9 @@ class CalculatorScreen(Screen[None]):
         Binding("ctrl+g", "pick_gpu", "GPU", id="calc-pick-gpu"),
         Binding("ctrl+b", "compare", "Compare GPU", id="calc-compare"),
         Binding("ctrl+l", "next_tab", "Plot/Explain", id="calc-next-tab"),
+        # F1 everywhere; `?` only reaches here when focus is not in a text field (there it is text).
+        Binding("f1,question_mark", "calc_help", "Help", id="calc-help"),
+        *[Binding(key, f"switch('{name}')", name, show=False, id=f"calc-switch-{name}") for key, name in switch_keys()],
     ]
 
     def __init__(self, launch: Launch) -> None:
@@ -114,7 +167,7 @@ class CalculatorScreen(Screen[None]):
         self._data_dir: Path | None = None
         self._catalog: Catalog | None = None
         self._initial: dict[str, str] = {}
-        self.panel = "plot" if launch.calc in PLOTTED else "explain"
+        self.panel = "plot" if launch.calc in PLOTTED | SWEEP_PLOTTED else "explain"
         self._texts: dict[str, str] = {"explain": DASH, "about": spec.description}
         self._computed_for: dict[str, str] | None = None
         self._painted = False
@@ -145,12 +198,8 @@ class CalculatorScreen(Screen[None]):
         values = initial_values(self.spec, self.launch.args, gpu, dtype)
         self._initial = dict(values)
         models = choices_for("model") if any(f.kind == "model" for f in self.spec.fields) else []
-        title = f"Calculator: {self.spec.title}"
-        if self.launch.label:
-            title += f"  -  {self.launch.label}"
-        if self.entry is not None:
-            title += f"  (from: {self.entry.title})"
-        yield Static(Text(title), id="calc-title")
+        yield Static(Text(self._title_text(values)), id="calc-title")
+        yield Static(_switcher_line(self.spec.name), id="calc-switcher")
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
@@ -166,14 +215,18 @@ class CalculatorScreen(Screen[None]):
                         from studytui.tui.calc.plot import RooflinePlot
 
                         yield RooflinePlot(id="tab-plot")
+                    elif self.spec.name in SWEEP_PLOTTED:
+                        from studytui.tui.calc.occupancy_plot import OccupancyPlot
+
+                        yield OccupancyPlot(id="tab-plot")
                     with VerticalScroll(id="tab-text", classes="calc-text-scroll"):
                         yield Static("", id="calc-text", markup=False)
-        yield Static(_key_hint(self.spec.name in PLOTTED), id="calc-keys")
+        yield Static(_key_hint(self.spec.name in PLOTTED, narrow=self.app.size.width < 100), id="calc-keys")
 
     @property
     def panels(self) -> list[tuple[str, str]]:
         """(id, title) of the panels under the results, in ctrl+l order."""
-        plot = [("plot", "Plot")] if self.spec.name in PLOTTED else []
+        plot = [("plot", "Plot")] if self.spec.name in PLOTTED | SWEEP_PLOTTED else []
         return [*plot, ("explain", "Explain"), ("about", "About")]
 
     def on_mount(self) -> None:
@@ -186,6 +239,41 @@ class CalculatorScreen(Screen[None]):
     @property
     def form(self) -> CalcForm:
         return self.query_one("#calc-form", CalcForm)
+
+    def _title_text(self, values: Mapping[str, str]) -> str:
+        """The title line: the calculator, then what the inputs are now (the try-it's own words
+        only while its inputs are unchanged), then the entry it was opened from."""
+        title = f"{self.spec.title}"
+        preset = {k: str(v) for k, v in self.launch.args.items()} if self.launch.args else {}
+        unchanged = all(str(values.get(k, "")).strip() == self._initial.get(k, "").strip() for k in preset)
+        if self.launch.label and unchanged:
+            title += f" · {self.launch.label}"
+        else:
+            summary = [values[k] for k in ("model", "phase", "op") if values.get(k)]
+            if values.get("gpu"):
+                summary.append(f"on {values['gpu']}")
+            if summary:
+                title += " · " + " ".join(summary)
+            if self.launch.label:
+                title += " (edited try-it)"
+        if self.entry is not None:
+            title += f" · from: {self.entry.title}"
+        return title
+
+    def on_resize(self) -> None:
+        self.query_one("#calc-keys", Static).update(_key_hint(self.spec.name in PLOTTED, narrow=self.size.width < 100))
+        self.form.set_label_width(28 if self.size.width >= 110 else 21)
+        if self.result is not None:
+            self._draw_rows(self.result.rows, self.result.warnings)
+
+    def _results_width(self) -> int:
+        width = self.query_one("#calc-results-scroll").size.width - 1  # room for the scrollbar
+        if width <= 1:
+            width = max(30, int(self.app.size.width * 0.55))
+        return width
+
+    def _draw_rows(self, rows: list[tuple[str, str]], warnings: list[str] | None = None) -> None:
+        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width()))
 
     # --- live recompute -----------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -246,11 +334,14 @@ class CalculatorScreen(Screen[None]):
         if field is not None and not shown:
             where = f"{field}: "
         status = self.query_one("#calc-status", Static)
-        status.update(Text(f"✗ {where}{message}  (results cleared until this is fixed)"))
+        if field is not None and field in self.form.rows:
+            message = one_line_reason(self.form.rows[field].field, message)
+        status.update(Text(f"✗ {where}{message}  (results cleared until fixed)"))
         status.add_class("-invalid")
         results = self.query_one("#calc-results", Static)
-        results.update(_rows_table([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)]))
+        self._draw_rows([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)])
         results.add_class("-stale")
+        self.query_one("#calc-title", Static).update(Text(self._title_text(self.form.values())))
         self._set_texts(DASH, self.spec.description)
         plot = self._plot()
         if plot is not None:
@@ -269,7 +360,8 @@ class CalculatorScreen(Screen[None]):
         status.update(Text(line))
         results = self.query_one("#calc-results", Static)
         results.remove_class("-stale")
-        results.update(_rows_table(result.rows, result.warnings))
+        self._draw_rows(result.rows, result.warnings)
+        self.query_one("#calc-title", Static).update(Text(self._title_text(values)))
         about = [self.spec.description, "", "Assumptions:", *(f"- {a}" for a in result.assumptions)]
         self._set_texts("\n".join(result.explain) or "(no formulas for this result)", "\n".join(about))
         if self._painted:
@@ -302,6 +394,10 @@ class CalculatorScreen(Screen[None]):
 
     # --- plot ---------------------------------------------------------------------------------
     def _plot(self) -> RooflinePlot | None:
+        if self.spec.name in SWEEP_PLOTTED:
+            from studytui.tui.calc.occupancy_plot import OccupancyPlot
+
+            return self.query_one("#tab-plot", OccupancyPlot)  # type: ignore[return-value]
         if self.spec.name not in PLOTTED:
             return None
         from studytui.tui.calc.plot import RooflinePlot
@@ -329,6 +425,9 @@ class CalculatorScreen(Screen[None]):
     def _update_plot(self, result: Result, values: Mapping[str, str]) -> None:
         plot = self._plot()
         if plot is None:
+            return
+        if self.spec.name in SWEEP_PLOTTED:
+            plot.show(result.values, values.get("sweep") or None)  # type: ignore[call-arg]
             return
         from studytui.tui.calc.plot import Roof, WorkPoint
 
@@ -385,6 +484,18 @@ class CalculatorScreen(Screen[None]):
     # --- actions ------------------------------------------------------------------------------
     def action_back(self) -> None:
         self.dismiss(None)
+
+    def action_switch(self, name: str) -> None:
+        """Another calculator in place of this one (Esc still goes back to where `c` was pressed);
+        the entry it was opened from stays the one "save to note" writes to."""
+        if name == self.spec.name or name not in CALCULATORS:
+            return
+        self.app.switch_screen(CalculatorScreen(Launch(name, entry=self.entry)))
+
+    def action_calc_help(self) -> None:
+        from studytui.tui.calc.help import CalculatorHelpScreen
+
+        self.app.push_screen(CalculatorHelpScreen(self.spec, [(key.upper(), name) for key, name in switch_keys()]))
 
     def action_pick_gpu(self) -> None:
         if "gpu" not in self.form.rows:
@@ -505,21 +616,76 @@ def _status_line(result: Result) -> str:
     v = result.values
     parts = ["✓ up to date"]
     if v.get("gpu"):
-        parts.append(f"GPU {v['gpu']}")
+        parts.append(str(v["gpu"]))
     if v.get("dtype"):
         parts.append(str(v["dtype"]))
     if v.get("bound"):
         parts.append(f"{v['bound']}-bound")
     if result.warnings:
         parts.append(f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''}")
-    return "  │  ".join(parts)
+    return " │ ".join(parts)
 
 
-def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None) -> Content:
-    """Label and value columns as plain Content (much cheaper to redraw than a Rich Table)."""
-    width = max((len(label) for label, _v in rows), default=0)
-    lines = [Content.styled("⚠ warning: ", "bold") + Content(w) for w in warnings or []]
-    lines += [Content.styled(label.ljust(width), "bold") + Content("  " + value) for label, value in rows]
+def _wrap(text: str, width: int) -> list[str]:
+    """Words of `text` in lines of at most `width` cells (a word longer than that is cut with …)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        if not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return [fit(x, width) for x in lines]
+
+
+# Shorter labels for narrow terminals, so rows that differ only at the end stay distinguishable.
+_SHORTER = (
+    (re.compile(r"^time lower bound\s+max\(\)$"), "time bound max()"),
+    (re.compile(r"^time lower bound \(with comms\)$"), "time bound +comms"),
+    (re.compile(r"^TPOT lower bound.*$"), "TPOT bound"),
+    (re.compile(r"^tokens/s upper bound$"), "tokens/s bound"),
+    (re.compile(r"^max batch at context (\S+)$"), r"max batch @\1"),
+    (re.compile(r"^no-overlap bound\s+sum\(\)$"), "no-overlap sum()"),
+    (re.compile(r"^(compute|memory) time \(.*\)$"), r"\1 time"),
+    (re.compile(r"^arithmetic intensity$"), "intensity"),
+    (re.compile(r"^parameters \(total / active\)$"), "params tot/active"),
+    (re.compile(r"^expected tokens per target step$"), "tokens per step"),
+    (re.compile(r"^KV per sequence at (\S+)( tokens)?$"), r"KV per seq @\1"),
+)
+
+
+def short_label(label: str) -> str:
+    for pattern, replacement in _SHORTER:
+        if pattern.match(label):
+            return pattern.sub(replacement, label)
+    return label
+
+
+def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, width: int = 80) -> Content:
+    """Label and value columns as plain Content (much cheaper to redraw than a Rich Table).
+
+    The headline rows come first, in bold. Nothing wraps out of its column: a label too long is
+    cut with an ellipsis, a long value continues on the next line under itself."""
+    head, rest = headline_first(list(rows))
+    ordered = head + rest
+    cap = max(12, (width * 2) // 5)
+    if max((len(label) for label, _v in ordered), default=0) > cap:
+        ordered = [(short_label(label), value) for label, value in ordered]
+    label_width = min(max((len(label) for label, _v in ordered), default=0), cap)
+    value_width = max(8, width - label_width - 2)
+    indent = " " * (label_width + 2)
+    lines = [Content.styled("⚠ ", "bold") + Content(fit(w, width - 2)) for w in warnings or []]
+    for i, (label, value) in enumerate(ordered):
+        bold = i < len(head)
+        for j, part in enumerate(_wrap(value, value_width)):
+            start = Content.styled(fit(label, label_width).ljust(label_width), "bold") + Content("  ") if j == 0 else Content(indent)
+            lines.append(start + (Content.styled(part, "bold") if bold else Content(part)))
+        if head and rest and i == len(head) - 1:
+            lines.append(Content.styled("─" * min(width, label_width + 2 + 12), "dim"))
     return Content("\n").join(lines)
 
 

@@ -1,0 +1,63 @@
+"""F1 (or `?` outside a text field) in a calculator: its keys, the other calculators, and how
+values are read (units), so nothing about the screen has to be guessed."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from studytui.calc.forms import CalcSpec
+
+KEYS = (
+    ("Tab, shift+Tab", "next / previous field"),
+    ("Enter, space", "open a choice ▾ or a ▶ group of fields"),
+    ("Esc", "back to where you opened the calculators"),
+    ("F1", "this help; `?` too, outside a text field"),
+    ("F2, F3, …", "another calculator (the list below)"),
+    ("ctrl+s", "add inputs and results to the entry's note"),
+    ("ctrl+g", "choose the GPU from the catalog"),
+    ("ctrl+b", "compare a second GPU on the roofline plot"),
+    ("ctrl+l", "next panel: plot, explain, about"),
+    ("ctrl+p", "command palette: calculators, entries, screens"),
+)
+UNITS = (
+    "Numbers take units, as on the command line:",
+    "  80GB = 80 x 10^9 bytes, 80GiB = 80 x 2^30; 4.8TB/s; 989TFLOP/s; 5us; 2ms; 1e12.",
+    "  A suffix alone is decimal: 128k = 128,000, 1M = 1,000,000 (not 1024-based).",
+    "  A time without a unit is in seconds: 2 means 2 s.",
+    "An empty field means the calculator's default (shown greyed in the field).",
+)
+
+
+class CalculatorHelpScreen(ModalScreen[None]):
+    """The calculator's keys, its F-key switcher and the units rules."""
+
+    BINDINGS = [Binding("escape,f1,question_mark,q", "dismiss", "Close", id="calc-help-close")]
+
+    def __init__(self, spec: CalcSpec, switches: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.spec = spec
+        self.switches = switches
+
+    def _table(self) -> Content:
+        width = max(len(k) for k, _ in KEYS) + 2
+        lines = [Content.styled(f"{self.spec.title}: ", "bold") + Content(self.spec.description), Content("")]
+        lines += [Content.styled(k.ljust(width), "bold") + Content(what) for k, what in KEYS]
+        lines.append(Content(""))
+        lines.append(Content.styled("Other calculators, one key away (or click one under the title):", "bold"))
+        lines += [Content(f"  {key:<4} {name}") for key, name in self.switches]
+        lines.append(Content(""))
+        lines.append(Content.styled("Units", "bold"))
+        lines += [Content(line) for line in UNITS]
+        return Content("\n").join(lines)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static("Calculator keys", classes="dialog-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(self._table(), id="help-table")
+            yield Static("Esc or F1 closes", classes="dialog-hint")
