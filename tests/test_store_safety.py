@@ -290,3 +290,45 @@ def test_invalid_event_json_and_unknown_state_do_not_block_reading_or_export(
     s2 = open_store(isolated_data_dir / "copy")
     s2.import_json(exported, known_ids={FIRST, SECOND})
     assert s2.get_note(FIRST) == "second version"
+
+
+def _v1_store(data: Path, n: int = 300) -> Path:
+    """A database as studytui wrote it before schema version 2."""
+    from studytui.store.store import Store
+
+    data.mkdir(parents=True, exist_ok=True)
+    s = Store(data / "studytui.db", migrations={1: create_v1})
+    for i in range(n):
+        s.set_note(f"entry-{i}", f"note {i} " + "words " * 40)
+    s.close()
+    return data / "studytui.db"
+
+
+def test_a_damaged_file_at_an_older_schema_is_never_migrated(tmp_path: Path) -> None:
+    db = _v1_store(tmp_path)
+    _damage_a_middle_page(db)
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="damaged"):
+        open_store(tmp_path)
+    salvage = open_store(tmp_path, salvage=True)
+    exported = salvage.export_json()
+    salvage.close()
+    assert len(exported["entries"]) >= 250 and exported["attempts"] == []
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["studytui.db"]  # no backup, no migration
+
+
+def test_a_read_only_file_at_an_older_schema_is_read_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _v1_store(tmp_path, n=3)
+    before = db.read_bytes()
+    real_access = os.access
+    monkeypatch.setattr(store_module.os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real_access(p, mode, **kw))
+    s = open_store(tmp_path)
+    assert s.read_only and s.get_note("entry-2").startswith("note 2")
+    assert s.attempts() == [] and s.export_json()["attempts"] == []
+    with pytest.raises(StoreError, match="read-only"):
+        s.set_note("entry-2", "x")
+    s.close()
+    assert db.read_bytes() == before
+    # No migration, no backup (SQLite's -wal/-shm may appear: the directory is only pretend read-only).
+    assert not list(tmp_path.glob("*.backup*"))
