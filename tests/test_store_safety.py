@@ -163,6 +163,7 @@ def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
         "progress": ["progress", "--json"],
         "search": ["search", "readable"],
         "export": ["export", "-"],
+        "open": ["open", FIRST],
         "mark": ["mark", FIRST, "learning"],
         "write note": ["note", FIRST, "--text", "changed"],
     }
@@ -189,9 +190,10 @@ def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
         os.chmod(data, 0o755)
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
-    for name in ("note", "progress", "search", "export"):
+    for name in ("note", "progress", "search", "export", "open"):
         code, out, err = results[name]
         assert code == 0, (name, err)
+    assert GUIDE.entries[0].url in results["open"][1] and "read-only" in results["open"][2]
     assert results["note"][1].startswith("readable note")
     assert json.loads(results["progress"][1])["done"] == 1
     assert FIRST in results["search"][1]
