@@ -140,19 +140,25 @@ def test_read_only_store_reads_and_refuses_writes(tmp_path: Path, monkeypatch: p
     assert (tmp_path / "studytui.db").read_bytes() == before
 
 
-def _read_only_runner() -> list[str] | None:
-    """A way to run a command with the data directory really mounted read-only (root can write
-    through file modes, so chmod proves nothing there), or None."""
-    if os.geteuid() != 0:
-        return []  # chmod is enough for an ordinary user
+def _read_only_runner(probe: Path) -> list[str] | None:
+    """How to make a directory really read-only here: [] when file modes are enough (an ordinary
+    user), a mount namespace with a read-only bind mount where modes are not (root), else None."""
+    probe.mkdir()
+    os.chmod(probe, 0o555)
+    try:
+        (probe / "x").write_text("x")
+    except PermissionError:
+        return []
+    finally:
+        os.chmod(probe, 0o755)
     if shutil.which("unshare") is None:
         return None
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
-    return ["unshare", "-m"] if probe.returncode == 0 else None
+    attempt = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return ["unshare", "-m"] if attempt.returncode == 0 else None
 
 
 def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
-    runner = _read_only_runner()
+    runner = _read_only_runner(tmp_path / "probe")
     if runner is None:
         pytest.skip("cannot make a read-only directory here")
     data = tmp_path / "data"
