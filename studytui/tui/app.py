@@ -329,7 +329,9 @@ class StudyApp(App[None]):
             self.say(f"Not opened: {link.url} ({link.reason}).", title="Link refused", severity="warning", timeout=8)
             return False
         url = link.url
-        ok, reason = browser_available(self.environ, self.platform)
+        # In a browser tab (studytui serve) the learner's own browser is right there: textual-serve
+        # opens the link in a new tab, whatever the server machine has for a display.
+        ok, reason = (True, "") if self.is_web else browser_available(self.environ, self.platform)
         if ok:
             self.open_url(url)
             self.say(f"Opened in your browser: {title}")

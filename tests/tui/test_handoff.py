@@ -195,3 +195,15 @@ async def test_a_hostile_entry_url_is_neither_opened_nor_copied(make_app, guide,
         assert opened == [] and written == []
         assert isinstance(app.screen, MainScreen)  # no hand-off dialog either
     assert store.progress("roofline").state == "pending"
+
+
+async def test_in_a_browser_tab_the_link_opens_in_the_learners_browser(make_app, monkeypatch):
+    # studytui serve: the server may have no display, but the learner's browser is the terminal.
+    app = make_app(environ=dict(HEADLESS_LINUX_ENV), platform="linux")
+    monkeypatch.setattr(type(app), "is_web", property(lambda self: True))
+    opened, written = record(app)
+    async with app.run_test() as pilot:
+        await pilot.press("o")
+        await pilot.pause()
+        assert opened == [URL] and written == []
+        assert isinstance(app.screen, MainScreen)
