@@ -305,3 +305,23 @@ def test_next_follows_marking_and_opening_not_showing(capsys: pytest.CaptureFixt
     store.mark_opened(GUIDE.entries[5].id)  # opening a source later in the guide: the learner is there now
     store.close()
     assert run_json(capsys, "next", "--json")["id"] == GUIDE.entries[6].id
+
+
+def test_section_notes_through_the_note_command(tmp_path, capsys, monkeypatch) -> None:
+    from studytui import cli
+    from studytui.store import open_store
+
+    data = ["--data-dir", str(tmp_path)]
+    assert cli.main([*data, "note", "start-here", "--text", "why the guide starts here"]) == 0
+    assert cli.main([*data, "note", "start-here", "--append", "second line"]) == 0
+    capsys.readouterr()
+    assert cli.main([*data, "note", "start-here"]) == 0
+    assert capsys.readouterr().out.startswith("why the guide starts here\nsecond line")
+    with open_store(tmp_path) as store:
+        assert store.get_section_note("start-here") == "why the guide starts here\nsecond line"
+        assert store.states() == {}  # a section note is not an entry's note
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO(""))
+    assert cli.main([*data, "note", "start-here", "-"]) == 2
+    assert "standard input was empty" in capsys.readouterr().err
+    assert cli.main([*data, "export", str(tmp_path / "journal.md")]) == 0
+    assert "why the guide starts here" in (tmp_path / "journal.md").read_text()

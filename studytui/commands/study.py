@@ -33,12 +33,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_mark)
 
     p = sub.add_parser(
-        "note", help="print or change an entry's note",
+        "note", help="print or change an entry's (or a section's) note",
         description="With no option, print the note verbatim. --text replaces it, --append adds to it "
         "(on a new line), --edit opens $VISUAL/$EDITOR, '-' reads the new note from stdin. "
-        "Every saved version stays in the event log.",
+        "ID is an entry id, or a section id (see 'studytui progress --json') for a note on the "
+        "whole section. Every saved version stays in the event log.",
     )
-    p.add_argument("id", help="entry id")
+    p.add_argument("id", help="entry id or section id")
     p.add_argument("stdin", nargs="?", metavar="-", help="read the new note from standard input")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--text", metavar="TEXT", help="replace the note with TEXT (--text \"\" clears it)")
@@ -269,6 +270,43 @@ def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
         raise UsageError(f"cannot read the edited note {path} ({exc.strerror or exc}); the note was not changed") from None
 
 
+def _section_note(args: argparse.Namespace, store: Any, section_id: str, writing: bool) -> int:
+    """`note SECTION_ID ...`: the same verbs on the note that belongs to a whole section."""
+    old = store.get_section_note(section_id)
+    if not writing:
+        _out_verbatim(old)
+        if sys.stdout.isatty() and old and not old.endswith("\n"):
+            _out("\n")
+        return 0
+    if args.text is not None:
+        new = args.text
+    elif args.append is not None:
+        new = f"{old}\n{args.append}" if old and not old.endswith("\n") else old + args.append
+    elif args.stdin == "-":
+        new = _read_stdin()
+        if not new:
+            raise UsageError(
+                f"standard input was empty; the note was not changed (to clear it: studytui note {section_id} --text \"\")"
+            )
+    else:
+        new, temp = _edit_text(old, section_id)
+        if new == old:
+            temp.unlink(missing_ok=True)
+            _out(f"{section_id}: note unchanged\n")
+            return 0
+        current = store.get_section_note(section_id)
+        if current != old:  # written elsewhere while the editor was open: keep both
+            new = f"{current}\n\n--- studytui: conflicting note (from the editor) ---\n{new}"
+            _err(f"The note on {section_id} changed while the editor was open; both versions were kept.\n")
+        store.set_section_note(section_id, new)
+        temp.unlink(missing_ok=True)
+        _out(f"{section_id}: section note saved ({len(new)} characters)\n")
+        return 0
+    store.set_section_note(section_id, new)
+    _out(f"{section_id}: section note saved ({len(new)} characters)\n")
+    return 0
+
+
 def cmd_note(args: argparse.Namespace) -> int:
     from studytui.study import resolve_entry, unknown_entry_message
 
@@ -280,6 +318,9 @@ def cmd_note(args: argparse.Namespace) -> int:
     guide, store = _open(args)
     with store:
         entry = guide.get(args.id)
+        section = None if entry is not None else next((s for s in guide.sections if s.id == args.id), None)
+        if section is not None:
+            return _section_note(args, store, section.id, writing)
         if not writing:
             if entry is None:
                 # An orphan's note can still be read: that is how a learner gets it back.
