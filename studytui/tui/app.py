@@ -40,6 +40,7 @@ class StudyApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit (the note is saved)"),
         Binding("question_mark", "help", "Help", id="help", tooltip="This list of keys"),
+        Binding("f1", "help", "Help", id="help-f1", show=False, tooltip="Help, also while typing"),
         Binding("t", "cycle_theme", "Theme", id="theme", show=False, tooltip="Next theme: dark, light, ANSI"),
     ]
 

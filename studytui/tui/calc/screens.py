@@ -665,7 +665,10 @@ def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, 
     label_width = min(max((len(label) for label, _v in ordered), default=0), cap)
     value_width = max(8, width - label_width - 2)
     indent = " " * (label_width + 2)
-    lines = [Content.styled("⚠ ", "bold") + Content(fit(w, width - 2)) for w in warnings or []]
+    lines = []
+    for warning in warnings or []:  # never cut: a warning is part of the result
+        for j, part in enumerate(_wrap(warning, width - 2)):
+            lines.append((Content.styled("⚠ ", "bold") if j == 0 else Content("  ")) + Content(part))
     for i, (label, value) in enumerate(ordered):
         bold = i < len(head)
         for j, part in enumerate(_wrap(value, value_width)):
