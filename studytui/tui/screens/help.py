@@ -52,20 +52,20 @@ class HelpScreen(ModalScreen[None]):
     def _table(self) -> Content:
         width = max([len(display_key(k)) for k, _, _ in self.rows] + [len(k) for k, _ in BUILT_IN_KEYS]) + 2
         id_width = max(len(binding_id) for _, _, binding_id in self.rows) + 2
-        # The "does" column comes last and wraps under itself, so nothing wraps to column 0.
+        # The "does" column is as wide as the dialog allows and wraps under itself.
         box = min(int(self.app.size.width * 0.9), 100) - 6 if self.app.size.width else 94
         what_width = max(20, box - width - id_width)
-        lines: list[Content] = [Content.styled("Key".ljust(width) + "Id (keys.yaml)".ljust(id_width) + "Does", "dim")]
+        lines: list[Content] = [Content.styled("Key".ljust(width) + "Does".ljust(what_width + 2) + "Id (keys.yaml)", "dim")]
         for key, what, binding_id in self.rows:
             for i, part in enumerate(_wrap(what, what_width)):
                 if i == 0:
                     lines.append(
                         Content.styled(display_key(key).ljust(width), "bold")
-                        + Content.styled(binding_id.ljust(id_width), "dim")
-                        + Content(part)
+                        + Content(part.ljust(what_width + 2))
+                        + Content.styled(binding_id, "dim")
                     )
-                else:
-                    lines.append(Content(" " * (width + id_width) + part))
+                else:  # a long description continues under itself, never at column 0
+                    lines.append(Content(" " * width + part))
         lines.append(Content(""))
         for key, what in BUILT_IN_KEYS:
             lines.append(Content.styled(key.ljust(width), "bold") + Content(what))
