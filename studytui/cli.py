@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -20,7 +21,10 @@ COMMAND_MODULES = (
     "studytui.commands.guide",
     "studytui.commands.study",
     "studytui.commands.calc",
+    "studytui.commands.practice",
     "studytui.commands.measure",
+    "studytui.commands.guide_diff",
+    "studytui.commands.takealong",
 )
 
 
@@ -28,7 +32,9 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        from studytui.output import one_line
+
+        sys.stderr.write(f"{self.prog}: error: {one_line(message)} (see '{self.prog} --help')\n")
         raise SystemExit(2)
 
 
@@ -43,6 +49,8 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--version", action="version", version=f"studytui {__version__}")
     parser.add_argument("--data-dir", metavar="DIR", help="where progress and notes live (default: see 'studytui where')")
     parser.add_argument("--content", metavar="DIR", help="load the guide from DIR instead of the bundled content")
+    parser.add_argument("--readme", metavar="FILE", dest="app_readme",
+                        help="with no command: open the app on 'What changed in the guide' for this newer copy of its README")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMAND_MODULES:
         try:
@@ -66,6 +74,7 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
     quick = ArgumentParser(prog="studytui", add_help=False)
     quick.add_argument("--data-dir")
     quick.add_argument("--content")
+    quick.add_argument("--readme", dest="app_readme")
     args, rest = quick.parse_known_args(list(argv))
     if rest:
         return None
@@ -78,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _app_only_args(argv)
     if args is None:
         args = build_parser().parse_args(argv)
+    if args.command is not None and getattr(args, "app_readme", None):
+        sys.stderr.write("studytui: error: --readme opens the app on what changed in the guide; "
+                         "with a command, use 'studytui guide diff FILE' instead\n")
+        return 2
     try:
         if args.command is None:
             from studytui.tui_launch import launch
@@ -85,17 +98,45 @@ def main(argv: Sequence[str] | None = None) -> int:
             return launch(args)
         return int(args.func(args) or 0)
     except StudyError as exc:
-        sys.stderr.write(f"studytui: error: {exc}\n")
+        _error_line(str(exc))
         return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("studytui: interrupted\n")
-        return 130
+    except RecursionError:
+        _error_line("the input is nested too deeply to read; nothing was changed")
+        return 2
     except BrokenPipeError:
         # `studytui list | head`: the reader went away; that is not an error worth a traceback.
         try:
             sys.stdout = None  # type: ignore[assignment]
         finally:
             return 0
+    except OSError as exc:
+        # A path the system refuses (a component over 255 bytes, a loop of links...) wherever it
+        # was given: one line naming it, never a traceback. Nothing was written before this.
+        _error_line(_os_error_message(exc))
+        return 2
+    except KeyboardInterrupt:
+        sys.stderr.write("studytui: interrupted\n")
+        return 130
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit // 2] + "…" + text[-(limit // 2) :]
+
+
+def _os_error_message(exc: OSError) -> str:
+    what = exc.strerror or exc.__class__.__name__
+    if exc.filename is None:
+        return f"{what}; nothing was changed"
+    name = exc.filename if isinstance(exc.filename, str) else os.fsdecode(exc.filename)
+    return f"{_shorten(name)}: {what}; nothing was changed"
+
+
+def _error_line(message: str) -> None:
+    """Errors are one line on stderr whatever they quote: control characters (an id with a
+    newline or an escape sequence) are shown escaped, never passed to the terminal."""
+    from studytui.output import one_line
+
+    sys.stderr.write(f"studytui: error: {one_line(message)}\n")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -62,6 +62,7 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
     from studytui.store import open_store
 
     guide = _guide(args)
+    changes = _guide_changes(args)  # --readme: a bad file is one line and exit 2, before the app starts
     data = data_dir(getattr(args, "data_dir", None))
     store = open_store(data)
     try:
@@ -75,6 +76,10 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
         app = StudyApp(guide, store, registry=registry, keymap=keymap)
         if resume_gc is not None:
             app.after_first_frame.append(resume_gc)
+        if changes is not None:
+            from studytui.tui.screens.guide_changes import GuideChangesScreen
+
+            app.after_first_frame.append(lambda: app.push_screen(GuideChangesScreen(*changes)))
         try:
             app.run()
         finally:
@@ -89,6 +94,17 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
         return int(app.return_code or 0)
     finally:
         store.close()
+
+
+def _guide_changes(args: argparse.Namespace) -> tuple | None:
+    """(README path, differences, learner impacts) for `--readme FILE`, else None."""
+    readme = getattr(args, "app_readme", None)
+    if not readme:
+        return None
+    from studytui.commands.guide_diff import compute
+
+    _guide_obj, diff, impacts, _ = compute(getattr(args, "content", None), getattr(args, "data_dir", None), readme)
+    return diff.readme, diff.differences, impacts
 
 
 def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.StudyApp

@@ -131,6 +131,8 @@ CLAIM_OK = (
     "            precision: bf16\n"
     "            baseline: cuBLAS 12.4\n"
     "            correctness: 'max abs error vs fp32 reference'\n"
+    "            software: 'CUDA 12.4, driver 550'\n"
+    "            algorithm: 'warp-specialized persistent GEMM, 128x256 tiles'\n"
 )
 
 
@@ -146,7 +148,7 @@ def test_claim_with_all_fields_admitted(broken, capsys):
     assert code == 0, out
 
 
-@pytest.mark.parametrize("field", ["hardware", "workload", "precision", "baseline", "correctness"])
+@pytest.mark.parametrize("field", ["hardware", "workload", "precision", "baseline", "correctness", "software", "algorithm"])
 def test_claim_missing_a_field_rejected(broken, capsys, field):
     claim = "\n".join(l for l in CLAIM_OK.splitlines() if not l.strip().startswith(field + ":")) + "\n"
     _add_claim(broken / "sections" / "02-kernel-optimization.yaml", claim)
@@ -208,3 +210,66 @@ def test_measured_profile_missing_a_field_rejected(broken, capsys, field):
     probs = _problem_lines(out)
     assert code == 1
     assert any("h200-sxm.yaml:" in p and field in p for p in probs), out
+
+
+# -- provenance of entries added after the pinned README, and roles agreeing with the policy --
+
+def test_later_entry_without_placement_rejected(broken, capsys):
+    f = broken / "sections" / "02-kernel-optimization.yaml"
+    line = _edit(f, "        placement: inferred   # from the 2026-10-17 update notes; position not confirmed\n", "")
+    code, out = _check(broken, capsys)
+    probs = _problem_lines(out)
+    assert code == 1
+    assert [p for p in probs if "'stream-k'" in p and "add 'placement: inferred'" in p], out
+    assert any(p.startswith(f"{f.as_posix()}:") or "02-kernel-optimization.yaml:" in p for p in probs)
+
+
+def test_placement_on_an_entry_read_in_the_pinned_readme_rejected(broken, capsys):
+    _edit(broken / "sections" / "07-frontier.yaml", "      - id: kernelbench\n", "      - id: kernelbench\n        placement: inferred\n")
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("'kernelbench'" in p and "needs a 'date' after" in p for p in _problem_lines(out)), out
+
+
+def test_unknown_placement_value_rejected(broken, capsys):
+    _edit(broken / "sections" / "02-kernel-optimization.yaml", "placement: inferred", "placement: guessed")
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("'placement' must be one of inferred" in p for p in _problem_lines(out)), out
+
+
+def test_guide_must_record_the_pinned_readme_date(broken, capsys):
+    _edit(broken / "guide.yaml", "  commit_verified_on: '2026-08-23'\n", "")
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("commit_verified_on" in p for p in _problem_lines(out)), out
+
+
+def test_guide_must_say_what_was_read(broken, capsys):
+    _edit(broken / "guide.yaml", "    - 'additions from the 2026-10-17 update notes (placement inferred; position not confirmed)'\n", "")
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("'source.read' must say so" in p for p in _problem_lines(out)), out
+
+
+def test_book_marked_core_rejected(broken, capsys):
+    f = broken / "sections" / "00-start-here.yaml"
+    text = f.read_text()
+    start = text.index("- id: pmpp-book")
+    f.write_text(text[:start] + text[start:].replace("        role: companion\n", "", 1))
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("'pmpp-book'" in p and "cannot be core" in p for p in _problem_lines(out)), out
+
+
+def test_role_not_described_in_the_policy_text_rejected(broken, capsys):
+    _edit(broken / "policy.yaml", "**Companion**", "companion", count=2)
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("role 'companion' is not described" in p for p in _problem_lines(out)), out
+
+
+def test_role_missing_from_the_policy_rejected(broken, capsys):
+    _edit(broken / "policy.yaml", "  - {id: companion, label: 'Companion'}\n", "")
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("role 'companion' is not described in policy.yaml" in p for p in _problem_lines(out)), out
+
+
+def test_claim_fields_must_include_software_and_algorithm(broken, capsys):
+    _edit(broken / "policy.yaml", ", software, algorithm]", "]")
+    code, out = _check(broken, capsys)
+    assert code == 1 and any("claim_fields must be exactly" in p for p in _problem_lines(out)), out

@@ -66,16 +66,67 @@ def test_readme_states_dense_peaks_and_direction() -> None:
     assert "bidirectional" in text and "one-way" in text
 
 
+# Fields the catalog adds to the reference compilation (issue 13), each with its own source.
+ADDED = {"scale_out", "memory_reported_mib", "memory_reported_by"}
+ADDED_LINK = {"domain_size", "nvls", "axis_bw_gbs_per_direction", "axis_source", "all_ports_bw_gbs", "source"}
+
+
+def _rejoin(link: dict) -> dict:
+    """The reference's unquoted 'a, b' flow values split into bogus null keys: join them back."""
+    out: dict = {}
+    last = None
+    for key, value in link.items():
+        if value is None and key not in ("bw_gbs",):
+            out[last] = f"{out[last]}, {key}"
+            continue
+        out[key] = value
+        last = key
+    return out
+
+
 def test_every_reference_figure_kept() -> None:
     reference = {e["id"]: e for e in yaml.safe_load(REFERENCE.read_text())}
+    for entry in reference.values():
+        if isinstance(entry.get("interconnect"), dict):
+            entry["interconnect"] = _rejoin(entry["interconnect"])
     ours = {}
     for path in HARDWARE.glob("*.yaml"):
         for entry in yaml.safe_load(path.read_text()):
-            entry = dict(entry)
-            entry.pop("aliases")
-            entry.pop("figures")
+            entry = {k: v for k, v in entry.items() if k not in ADDED | {"aliases", "figures"}}
+            link = {k: v for k, v in (entry.get("interconnect") or {}).items() if k not in ADDED_LINK}
+            if "all_ports_bw_gbs" in (entry.get("interconnect") or {}):
+                # Gaudi 3: 21 of its 24 ports are scale-up; the reference's figure counts all 24
+                link["bw_gbs"] = entry["interconnect"]["all_ports_bw_gbs"]
+                link["name"] = reference[entry["id"]]["interconnect"]["name"]
+            if "interconnect" in entry:
+                entry["interconnect"] = link
             ours[entry["id"]] = entry
     assert ours == reference
+
+
+def test_catalog_records_reject_unknown_keys() -> None:
+    from studytui.calc.hardware import accelerator_from_dict
+
+    good = {"id": "x1", "name": "X", "peak_tflops": {"bf16": 100}, "memory_bw_tbs": 1}
+    accelerator_from_dict(good)
+    with pytest.raises(UsageError, match="unknown field key"):
+        accelerator_from_dict(dict(good, memroy_gb=80))
+    with pytest.raises(UsageError, match="unknown interconnect key"):
+        accelerator_from_dict(dict(good, interconnect={"name": "ICI (4 ports", "2D torus)": None, "bw_gbs": 400}))
+    with pytest.raises(UsageError, match="needs a source"):
+        accelerator_from_dict(dict(good, scale_out={"name": "IB", "bw_gbps_per_direction": 400}))
+
+
+def test_no_comma_split_keys_in_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from studytui.cli import main
+
+    for gpu in ("h100-pcie", "a100-pcie-40gb", "mi300x", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x"):
+        assert main(["gpus", gpu, "--json"]) == 0
+        spec = json.loads(capsys.readouterr().out)["spec"]
+        assert set(spec["interconnect"]) <= {"name", "bw_gbs", "domain", "domain_size", "axis_bw_gbs_per_direction", "axis_source"}, gpu
+        assert "," in spec["interconnect"]["name"] or "," in spec["interconnect"].get("domain", ""), gpu
 
 
 def test_user_accelerator_from_data_dir(isolated_data_dir: Path) -> None:

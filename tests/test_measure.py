@@ -285,3 +285,68 @@ def test_measure_out_file_and_json(fake_backend, tmp_path: Path, capsys) -> None
 def test_measure_out_directory_is_a_usage_error(fake_backend, tmp_path: Path, capsys) -> None:
     assert main(["measure", "--out", str(tmp_path)]) == 2
     assert "--out must be a file" in capsys.readouterr().err
+
+
+# -- collective sweeps (issue 18) ----------------------------------------------------------------
+def test_collective_sweep_plan_spans_latency_and_bandwidth_regimes() -> None:
+    plan = make_plan(collectives_sweep=True, collectives_only=True)
+    assert plan.collective_ops == ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+    assert plan.collective_bytes[0] == 1 * MiB and plan.collective_bytes[-1] == 8 * GiB
+    assert plan.bandwidth_bytes == () and plan.gemm_sizes == ()
+    # On a small device the sizes that cannot fit (4x the buffer) are dropped and noted.
+    small = make_plan(collectives_sweep=True, device_memory_bytes=16 * GiB)
+    assert max(small.collective_bytes) == 4 * GiB and "collective sizes limited by device memory" in small.notes
+
+
+def test_sweep_over_several_gpu_counts_records_each_with_bus_factors(h200) -> None:
+    backend = FakeBackend(gpus=8)
+    plan = make_plan(collectives_sweep=True, collectives_only=True, collective_gpus=(8, 4, 16))
+    run = run_plan(backend, plan, h200)
+    assert backend.worlds_run == [8, 4]
+    assert {"id": "collectives-16gpu", "reason": "asked for 16 GPUs; this machine has 8"} in run["skipped"]
+    by_id = {r["id"]: r for r in run["results"]}
+    assert {r["kind"] for r in run["results"]} == {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}
+    # Large messages reach the fake's bus bandwidth for that GPU count under every op's own factor.
+    for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+        assert by_id[f"{op}-8gpu-8GiB"]["achieved"]["median"] == pytest.approx(320e9)
+        assert by_id[f"{op}-4gpu-8GiB"]["achieved"]["median"] == pytest.approx(340e9)
+    # Small messages are latency-bound: far below the bandwidth figure.
+    assert by_id["all-reduce-8gpu-1MiB"]["achieved"]["median"] < 0.3 * 320e9
+    assert by_id["reduce-scatter-8gpu-1GiB"]["workload"]["bytes_counted"] == "input (all chunks)"
+    assert run["software"]["nccl"] == "2.99.9"
+    assert run["workload"]["collective_algorithm"]["nvls"] == "off"
+    assert run["workload"]["collective_gpus"] == [8, 4]
+    ceilings = run_ceilings(run)
+    assert ceilings["link_bw_by_gpus"] == {8: pytest.approx(320e9), 4: pytest.approx(340e9)}
+    assert ceilings["link_bw_per_direction"] == pytest.approx(340e9)  # the smallest group measured
+
+
+def test_measured_link_figure_chosen_by_gpu_count_with_a_fallback_note() -> None:
+    from studytui.calc.profiles import link_for_gpus
+
+    figures = {2: 328e9, 8: 400e9}
+    assert link_for_gpus(figures, 8) == (400e9, "measured all-reduce bus bandwidth over 8 GPUs")
+    value, note = link_for_gpus(figures, 4)
+    assert value == 328e9 and "no measurement over 4 GPUs" in note and "2-GPU" in note
+    value, note = link_for_gpus(figures, 64)
+    assert value == 400e9 and "8-GPU" in note
+    assert link_for_gpus({}, 8) == (None, "no collective measured in this profile")
+
+
+def test_measure_collectives_refused_on_one_gpu(monkeypatch, capsys) -> None:
+    from studytui import cli
+    from studytui.commands import measure as measure_cmd
+
+    monkeypatch.setattr(measure_cmd, "_backend", lambda: FakeBackend(gpus=1))
+    assert cli.main(["measure", "--collectives-only", "--out", "/nonexistent/x.yaml"]) == 2
+    assert "at least two GPUs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["1", "x", "8,,4", "0"])
+def test_measure_gpu_counts_must_be_two_or_more(value, capsys) -> None:
+    from studytui import cli
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["measure", "--gpus", value])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1

@@ -7,6 +7,8 @@ from typing import Any, Sequence
 from studytui.measure.backend import Check, CollectiveMeasurement
 
 FAKE_MEM_BW = 4.0e12  # B/s the fake "achieves"
+# Bus bandwidth the fake "achieves" for large collectives, by GPU count (exact from 16 MiB up).
+FAKE_BUS_BW = {2: 360e9, 4: 340e9, 8: 320e9}
 FAKE_FLOPS = {"fp32": 50e12, "tf32": 400e12, "bf16": 800e12, "fp16": 780e12, "fp8": 1500e12}
 
 
@@ -43,6 +45,7 @@ class FakeBackend:
         self.memory = memory_bytes
         self.log: list[str] = []
         self.timed: list[tuple[str, int, int]] = []
+        self.worlds_run: list[int] = []
 
     def describe_hardware(self) -> dict[str, Any]:
         return {"name": self.name_reported, "sm_count": 132, "memory_bytes": self.memory, "driver": "580.00",
@@ -83,13 +86,18 @@ class FakeBackend:
             case.run()
         return [case.seconds * self.pattern[i % len(self.pattern)] for i in range(repetitions)]
 
-    def run_collectives(self, ops: Sequence[str], sizes: Sequence[int], warmup: int, repetitions: int) -> list[CollectiveMeasurement]:
+    def run_collectives(self, ops: Sequence[str], sizes: Sequence[int], warmup: int, repetitions: int,
+                        world: int | None = None) -> list[CollectiveMeasurement]:
+        n = world or self.gpus
+        self.worlds_run.append(n)
         out = []
         for op in ops:
             for size in sizes:
-                # bus bandwidth 360 GB/s at any size
-                factor = 2 * (self.gpus - 1) / self.gpus if op == "all_reduce" else (self.gpus - 1) / self.gpus
-                t = size * factor / 360e9
+                # bus bandwidth FAKE_BUS_BW[n] for large messages, plus 20 us of latency per call
+                factor = 2 * (n - 1) / n if op == "all_reduce" else (n - 1) / n
+                t = size * factor / FAKE_BUS_BW.get(n, 360e9) + 20e-6 * (size < 16 * 2**20)
                 error = 1.0 if f"{op}-{size}" in self.wrong else 0.0
-                out.append(CollectiveMeasurement(op, size, self.gpus, [t] * repetitions, Check(error, 0.0, "fake exact")))
+                out.append(CollectiveMeasurement(op, size, n, [t] * repetitions, Check(error, 0.0, "fake exact"),
+                                                 extra={"nccl": {"nccl": "2.99.9", "algorithm": "fake", "protocol": "fake",
+                                                                 "nvls": "off"}}))
         return out

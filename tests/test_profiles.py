@@ -260,3 +260,54 @@ def test_gpus_id_without_a_profile_says_so(capsys: pytest.CaptureFixture[str]) -
     assert json.loads(capsys.readouterr().out)["measured"] is None
     assert main(["gpus", "h100"]) == 0
     assert "No measured profile" in capsys.readouterr().out
+
+
+# -- the link figure chosen by GPU count (issue 18) ------------------------------------------------
+def _with_an_eight_gpu_run(shipped: dict, bus_bw: float) -> dict:
+    """The shipped profile plus a run whose all-reduce was measured over 8 GPUs."""
+    profile = copy.deepcopy(shipped)
+    run = copy.deepcopy(profile["runs"][0])
+    template = next(r for r in run["results"] if r["kind"] == "all_reduce")
+    eight = copy.deepcopy(template)
+    eight["id"] = "all-reduce-8gpu-1GiB"
+    eight["workload"]["gpus"] = 8
+    eight["achieved"] = dict(eight["achieved"], median=bus_bw, min=bus_bw, max=bus_bw)
+    run["results"] = [r for r in run["results"] if r["kind"] != "all_reduce"] + [eight]
+    run["hardware"] = dict(run["hardware"], gpu_count=8)
+    run["run"] = 3
+    profile["runs"].append(run)
+    profile["summary"] = summarize(profile)
+    return profile
+
+
+def test_collective_uses_the_figure_measured_over_its_gpu_count(shipped: dict, tmp_path: Path, capsys) -> None:
+    from studytui import cli
+
+    path = tmp_path / "h200-sxm.yaml"
+    path.write_text(dump(_with_an_eight_gpu_run(shipped, 400e9)))
+    assert measured_ceilings("h200-sxm", str(path))["link_bw_by_gpus"] == {2: pytest.approx(328.457904e9), 8: 400e9}
+    args = ["calc", "collective", "--op", "all_reduce", "--bytes", "1GiB", "--gpu", "h200", "--profile", str(path), "--json"]
+
+    assert cli.main([*args, "--gpus", "8"]) == 0
+    eight = json.loads(capsys.readouterr().out)
+    assert "8-GPU all-reduce" in json.dumps(eight)
+    assert not [w for w in eight.get("warnings", []) if "measured link figure" in w]
+    assert eight["busbw"] == pytest.approx(400e9, rel=0.01)
+
+    # 64 GPUs: the ring inside each 8-GPU domain still uses the 8-GPU figure.
+    assert cli.main([*args, "--gpus", "64"]) == 0
+    assert not [w for w in json.loads(capsys.readouterr().out).get("warnings", []) if "measured link figure" in w]
+
+    # 4 GPUs: nothing measured at 4, so the nearest count stands in and the result says so.
+    assert cli.main([*args, "--gpus", "4"]) == 0
+    four = json.loads(capsys.readouterr().out)
+    assert [w for w in four.get("warnings", []) if "comes from a 2-GPU all-reduce" in w and "4 GPUs" in w]
+
+
+def test_collective_with_only_the_two_gpu_figure_warns_at_eight(capsys) -> None:
+    from studytui import cli
+
+    assert cli.main(["calc", "collective", "--op", "all_reduce", "--bytes", "1GiB", "--gpu", "h200",
+                     "--profile", "measured", "--gpus", "8", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [w for w in out["warnings"] if "comes from a 2-GPU all-reduce" in w and "8 GPUs" in w]

@@ -56,7 +56,9 @@ def test_database_settings(store) -> None:
     store.set_state("a", "done")
     conn = sqlite3.connect(store.path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    from studytui.store.schema import SCHEMA_VERSION
+
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
     live = store._conn
     assert live.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL

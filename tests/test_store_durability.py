@@ -16,7 +16,7 @@ import pytest
 from studytui.errors import StoreError
 from studytui.store import open_store
 from studytui.store import store as store_module
-from studytui.store.schema import SCHEMA_VERSION, create_v1
+from studytui.store.schema import MIGRATIONS, SCHEMA_VERSION, create_v1
 from studytui.store.store import Store
 
 
@@ -110,17 +110,17 @@ def _add_tags_column(conn: sqlite3.Connection) -> None:
 
 def test_migration_backs_up_first_then_upgrades(tmp_path: Path) -> None:
     _filled_db(tmp_path, n=5)
-    s = Store(tmp_path / "studytui.db", migrations={1: create_v1, 2: _add_tags_column})
-    assert s.backup_path is not None and s.backup_path.name.startswith("studytui.db.backup-v1-")
+    s = Store(tmp_path / "studytui.db", migrations={**MIGRATIONS, SCHEMA_VERSION + 1: _add_tags_column})
+    assert s.backup_path is not None and s.backup_path.name.startswith(f"studytui.db.backup-v{SCHEMA_VERSION}-")
     assert s.states()["entry-3"].note.startswith("note 3")
     s.close()
     backup = sqlite3.connect(s.backup_path)
-    assert backup.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert backup.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert backup.execute("SELECT count(*) FROM entries").fetchone()[0] == 5
     assert backup.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     backup.close()
     main = sqlite3.connect(tmp_path / "studytui.db")
-    assert main.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert main.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
     assert "tags" in [r[1] for r in main.execute("PRAGMA table_info(entries)")]
     main.close()
 
@@ -134,10 +134,10 @@ def test_failed_migration_rolls_back_completely(tmp_path: Path) -> None:
         raise RuntimeError("boom")
 
     with pytest.raises(StoreError) as info:
-        Store(tmp_path / "studytui.db", migrations={1: create_v1, 2: half_done_then_fail})
+        Store(tmp_path / "studytui.db", migrations={**MIGRATIONS, SCHEMA_VERSION + 1: half_done_then_fail})
     assert "rolled back" in str(info.value) and "boom" in str(info.value)
     conn = sqlite3.connect(tmp_path / "studytui.db")
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT count(*) FROM entries").fetchone()[0] == 5
     assert conn.execute("SELECT name FROM sqlite_master WHERE name = 'half_done'").fetchone() is None
     conn.close()
@@ -192,7 +192,9 @@ def test_a_held_lock_gives_a_clear_message_and_changes_nothing(tmp_path: Path, m
 WRITER = r"""
 import os, sys
 from studytui.store import open_store
+import sqlite_utils  # imported by the first write anyway; loaded before "ready" so delays time the writes
 data, fd, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.write(fd, b"ready\n")
 store = open_store(data)
 i = start
 while True:
@@ -212,14 +214,17 @@ def _run_writer_and_kill(data: Path, start: int, delay: float) -> list[int]:
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(data), str(write_fd), str(start)], pass_fds=(write_fd,))
     os.close(write_fd)
+    # Time the kill from the moment the interpreter has started: on a loaded machine, start-up
+    # alone can outlast every delay and the writer would never write.
+    first = os.read(read_fd, 6)
     time.sleep(delay)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    chunks = []
+    chunks = [first]
     while chunk := os.read(read_fd, 65536):
         chunks.append(chunk)
     os.close(read_fd)
-    return [int(x) for x in b"".join(chunks).decode().split()]
+    return [int(x) for x in b"".join(chunks).decode().split() if x != "ready"]
 
 
 def test_kill_9_never_corrupts_or_loses_an_acknowledged_write(tmp_path: Path) -> None:

@@ -26,6 +26,10 @@ class Ceilings:
     memory_bytes: float | None = None
     sm_count: int | None = None
     accelerator: Accelerator | None = None
+    net_bw_per_direction: float | None = None  # scale-out network per GPU, one way
+    compute_unit_kind: str = "SM"
+    link_measured_gpus: int | None = None  # a measured link figure: how many GPUs it was measured on
+    link_bw_by_gpus: dict[int, float] = field(default_factory=dict)  # measured all-reduce bus bandwidth by GPU count
     provenance: dict[str, str] = field(default_factory=dict)  # figure -> where it came from
     warnings: list[str] = field(default_factory=list)
     profile: str = "vendor"
@@ -59,14 +63,58 @@ class Ceilings:
         """One assumption line per figure used, with its provenance."""
         lines = []
         if self.peak_flops is not None:
-            lines.append(f"peak {self.dtype} = {format_flops_rate(self.peak_flops)} ({self.provenance.get('peak_flops', '?')})")
+            rate = format_flops_rate(self.peak_flops)
+            if self.dtype.startswith("int"):
+                rate = f"{self.peak_flops / 1e12:.4g} TOPS"  # integer math: operations, not floating point
+            lines.append(f"peak {self.dtype} = {rate} ({self.provenance.get('peak_flops', '?')})")
         if self.mem_bw is not None:
             lines.append(f"memory bandwidth = {format_rate(self.mem_bw)} ({self.provenance.get('mem_bw', '?')})")
-        if self.memory_bytes is not None and self.provenance.get("memory", "").startswith("override"):
-            lines.append(f"memory capacity = {self.memory_bytes / 2**30:.4g} GiB (override --hbm)")
+        if self.memory_bytes is not None and self.provenance.get("memory", "").startswith(("override", "device-reported")):
+            lines.append(f"memory capacity = {self.memory_bytes / 2**30:.4g} GiB ({self.provenance['memory']})")
         if self.link_bw_per_direction is not None:
             lines.append(f"link bandwidth = {format_rate(self.link_bw_per_direction)} per direction ({self.provenance.get('link_bw', '?')})")
         return lines
+
+    def fabric(self, need_domain: int | None = None, gpus: int | None = None):
+        """The collective Fabric these ceilings describe (link, scale-up domain, network past it).
+
+        With a measured profile and `gpus`, the link figure is the one measured over that many
+        GPUs (capped at the scale-up domain); another count's figure stands in with a note.
+        """
+        from studytui.calc.collective import Fabric
+
+        acc = self.accelerator
+        link_bw, link_label, measured_gpus, measured_note = self.link_bw_per_direction, self.provenance.get("link_bw", ""), None, ""
+        if link_label.startswith("measured"):
+            measured_gpus = self.link_measured_gpus
+            if gpus and self.link_bw_by_gpus:
+                from studytui.calc.profiles import link_for_gpus
+
+                domain = acc.domain_size if acc else None
+                group = min(gpus, domain) if domain else gpus
+                value, measured_note = link_for_gpus(self.link_bw_by_gpus, group)
+                if value is not None:
+                    link_bw = value
+                    measured_gpus = group if group in self.link_bw_by_gpus else min(
+                        self.link_bw_by_gpus, key=lambda n: (abs(n - group), -n))
+                    link_label = f"{link_label.split(', ')[0]}, {measured_gpus}-GPU all-reduce"
+        link_from_catalog = self.provenance.get("link_bw", "").startswith(VENDOR_PEAK_LABEL) and not (acc and acc.axis_bw_per_direction)
+        return Fabric(
+            link_bw=link_bw,
+            link_label=link_label,
+            link_name=(acc.interconnect_name or "scale-up link") if acc else "link (--link-bw)",
+            domain=acc.domain_size if acc else None,
+            net_bw=self.net_bw_per_direction,
+            net_label=self.provenance.get("net_bw", ""),
+            net_name=(acc.scale_out_name or "scale-out network") if acc and not self.provenance.get("net_bw", "").startswith("override") else "network (--net-bw)",
+            net_source=(acc.scale_out_source or "") if acc and self.provenance.get("net_bw", "").startswith("catalog") else "",
+            nvls=bool(acc and acc.nvls),
+            torus_axis=bool(acc and acc.axis_bw_per_direction and not self.provenance.get("link_bw", "").startswith(("override", "measured"))),
+            axis_source=str((acc.raw.get("interconnect") or {}).get("axis_source", "")) if acc else "",
+            catalog_link=link_from_catalog,
+            measured_gpus=measured_gpus,
+            measured_note=measured_note,
+        )
 
 
 def _load_profile(accelerator: Accelerator, profile: str, data_dir) -> dict:
@@ -89,6 +137,7 @@ def resolve_ceilings(
     mem_bw: float | None = None,
     link_bw: float | None = None,
     memory_bytes: float | None = None,
+    net_bw: float | None = None,
     profile: str = "vendor",
     data_dir: str | os.PathLike[str] | None = None,
     need: tuple[str, ...] = ("peak_flops", "mem_bw"),
@@ -113,13 +162,30 @@ def resolve_ceilings(
                 break
         result.mem_bw = accelerator.mem_bw
         result.provenance["mem_bw"] = vendor
-        if accelerator.link_bw_per_direction is not None:
+        if accelerator.axis_bw_per_direction is not None:
+            result.link_bw_per_direction = accelerator.axis_bw_per_direction
+            result.provenance["link_bw"] = (
+                f"{vendor}, a ring along one torus axis (two links), not the {accelerator.link_bw_bidir / 1e9:g} GB/s "
+                "bidirectional total over all ports"
+            )
+        elif accelerator.link_bw_per_direction is not None:
             result.link_bw_per_direction = accelerator.link_bw_per_direction
             result.provenance["link_bw"] = f"{vendor}, half of the {accelerator.link_bw_bidir / 1e9:g} GB/s bidirectional figure"
+        if accelerator.scale_out_bw_per_direction is not None:
+            result.net_bw_per_direction = accelerator.scale_out_bw_per_direction
+            result.provenance["net_bw"] = f"catalog: {accelerator.raw['scale_out']['bw_gbps_per_direction']:g} Gb/s per GPU per direction"
         result.memory_bytes = accelerator.memory_bytes
-        if accelerator.memory_bytes is not None:
+        if accelerator.memory_datasheet_bytes is not None:
+            result.provenance["memory"] = (
+                f"device-reported {accelerator.raw['memory_reported_mib']:,} MiB, as nvidia-smi shows it with ECC on; "
+                f"datasheet {accelerator.memory_gb:g} {accelerator.memory_unit}"
+            )
+        elif accelerator.memory_bytes is not None:
             result.provenance["memory"] = f"{VENDOR_PEAK_LABEL}: {accelerator.memory_gb:g} {accelerator.memory_unit} read as GiB"
         result.sm_count = accelerator.sm_count
+        if result.sm_count is None and accelerator.compute_unit_kind == "CU" and accelerator.compute_unit_count:
+            # AMD GEMMs spread their output tiles over compute units the way NVIDIA's spread over SMs.
+            result.sm_count, result.compute_unit_kind = accelerator.compute_unit_count, "CU"
 
     result.limit_peak_flops, result.limit_mem_bw = result.peak_flops, result.mem_bw
     if result.profile != "vendor":
@@ -141,7 +207,10 @@ def resolve_ceilings(
             result.warnings.append("the measured profile has no memory bandwidth; using the vendor peak")
         if measured.get("link_bw_per_direction"):
             result.link_bw_per_direction = float(measured["link_bw_per_direction"])
-            result.provenance["link_bw"] = f"measured: {source}"
+            gpus = measured.get("link_gpus")
+            result.link_measured_gpus = int(gpus) if gpus else None
+            result.link_bw_by_gpus = {int(n): float(v) for n, v in (measured.get("link_bw_by_gpus") or {}).items()}
+            result.provenance["link_bw"] = f"measured: {source}" + (f", {gpus}-GPU all-reduce" if gpus else "")
         elif "link_bw" in need and link_bw is None:
             result.warnings.append("the measured profile has no link bandwidth; using the vendor peak")
 
@@ -162,6 +231,9 @@ def resolve_ceilings(
     if memory_bytes is not None:
         result.memory_bytes = memory_bytes
         result.provenance["memory"] = "override (--hbm)"
+    if net_bw is not None:
+        result.net_bw_per_direction = net_bw
+        result.provenance["net_bw"] = "override (--net-bw, per GPU per direction)"
 
     if "peak_flops" in need and result.peak_flops is None:
         if accelerator is None:

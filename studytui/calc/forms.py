@@ -7,6 +7,7 @@ exactly as on the command line), parses them, and returns a Result. Bad input ra
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -55,6 +56,10 @@ class CalcSpec:
     description: str
     fields: tuple[FieldSpec, ...]
     compute: Callable[[dict[str, Any], Any], Result] = field(repr=False)
+    # Old field names still accepted (try-it links, scripts): old -> (new, how the old value maps).
+    renamed: Mapping[str, tuple[str, Callable[[Any], Any]]] = field(default_factory=dict, repr=False)
+    # Which fields the chosen inputs leave unused: (parsed values, given names) -> {field: reason}.
+    unused: Callable[[dict[str, Any], frozenset], dict[str, str]] | None = field(default=None, repr=False)
 
     def field(self, name: str) -> FieldSpec:
         for spec in self.fields:
@@ -65,15 +70,44 @@ class CalcSpec:
     def defaults(self) -> dict[str, str]:
         return {f.name: f.default for f in self.fields if f.default is not None}
 
-    def run(self, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None) -> Result:
-        """Parse raw strings (units allowed) and run the calculator. Raises FieldError/UsageError only."""
+    def run(self, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None, *, strict: bool = False) -> Result:
+        """Parse raw strings (units allowed) and run the calculator. Raises FieldError/UsageError only.
+
+        strict: every given field must be used by the chosen inputs (the CLI: a flag the calculator
+        would ignore is an error). A form, which always holds every field, runs non-strict.
+        """
+        values = dict(values)
+        for old, (new, convert) in self.renamed.items():
+            if old in values:
+                raw = values.pop(old)
+                if new in values and values[new] not in (None, ""):
+                    raise FieldError(old, f"give --{new.replace('_', '-')} only (--{old.replace('_', '-')} is its old name)")
+                values[new] = convert(raw)
+        given = frozenset(k for k, v in values.items() if v is not None and not (isinstance(v, str) and v.strip() == ""))
         parsed = parse_values(self, values)
+        parsed["_given"] = given
+        if strict and self.unused is not None:
+            for name, reason in self.unused(parsed, given).items():
+                if name in given:
+                    raise FieldError(name, f"is not used here: {reason}")
         try:
-            return self.compute(parsed, data_dir)
+            result = self.compute(parsed, data_dir)
         except (UsageError, KeyboardInterrupt):
             raise
         except (ZeroDivisionError, OverflowError, ValueError) as exc:  # never a traceback for odd input
-            raise UsageError(f"{self.name}: cannot compute with these inputs ({exc})") from None
+            raise UsageError(f"{self.name}: cannot compute with these inputs ({exc}); try smaller or larger values") from None
+        check_finite(self.name, result)
+        return result
+
+
+def check_finite(name: str, result: Result) -> None:
+    """A result with an overflowed or vanished number is refused, never printed."""
+    for key, value in result.values.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UsageError(f"{name}: the inputs are out of range: {key} is not a finite number; use smaller values")
+    time_s = result.values.get("time_s")
+    if isinstance(time_s, (int, float)) and not isinstance(time_s, bool) and time_s <= 0:
+        raise UsageError(f"{name}: the inputs are out of range: the time underflows to zero; use larger values")
 
 
 def parse_bool(text: str, name: str) -> bool:
@@ -97,7 +131,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
             return parse_flops(text, name)
         return parse_float(text, name, allow_zero=spec.allow_zero, maximum=spec.maximum)
     if kind == "size":
-        return parse_size(text, name)
+        return parse_size(text, name, allow_zero=spec.allow_zero)
     if kind == "rate":
         return parse_rate(text, name)
     if kind == "flops_rate":
@@ -109,7 +143,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind in ("gpu", "model"):
         return text
     if kind == "choice":
-        if name in ("profile", "tile"):
+        if name in ("profile", "tile", "stages"):
             return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
         key = text.lower()
         if spec.choices and key not in spec.choices:
@@ -123,7 +157,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
 def parse_values(spec: CalcSpec, values: Mapping[str, Any]) -> dict[str, Any]:
     known = {f.name: f for f in spec.fields}
     for key in values:
-        if key not in known:
+        if key not in known and key != "_given":
             raise FieldError(key, f"not a field of '{spec.name}'; fields: {', '.join(known)}")
     parsed: dict[str, Any] = {}
     for f in spec.fields:
@@ -203,7 +237,7 @@ def resolve_model(p: dict[str, Any]):
         params = with_overrides(preset.params, **dims)
         if any(v is not None for v in dims.values()):
             params = with_overrides(params, name=f"{preset.id} (modified)")
-        return params.validate()
+        return _check_model_fields(params.validate(), p)
     for needed in ("layers", "hidden", "heads", "vocab"):
         if dims[needed] is None:
             raise FieldError(needed, f"give --model PRESET or custom dims (--{needed.replace('_', '-')} is missing)")
@@ -219,15 +253,50 @@ def resolve_model(p: dict[str, Any]):
             raise FieldError("intermediate", "give --intermediate (the MLP inner size)")
         dims["intermediate"] = 0
     clean = {k: v for k, v in dims.items() if v is not None}
-    return ModelParams(name="custom", **clean).validate()
+    return _check_model_fields(ModelParams(name="custom", **clean).validate(), p)
+
+
+def _check_model_fields(params, p: dict[str, Any]):
+    """A dimension given for a feature the model does not have is refused, not ignored."""
+    given = p.get("_given") or frozenset()
+    checks = (
+        (("sliding_window",), params.sliding_layers == 0, "the model has no sliding-window layers (give --sliding-layers too)"),
+        (("active_experts", "shared_experts", "moe_intermediate", "dense_layers"), params.experts == 0,
+         "the model is dense (give --experts for a mixture of experts)"),
+        (("mla_rope_dim", "mla_q_rank", "mla_nope_dim", "mla_v_dim"), params.mla_kv_rank == 0,
+         "the model does not use multi-head latent attention (give --mla-kv-rank too)"),
+    )
+    for names, unused, reason in checks:
+        for name in names:
+            if name in given and unused and p.get(name):
+                raise FieldError(name, f"is not used: {reason}")
+    return params
+
+
+def _gpu_for(p: dict[str, Any]) -> str | None:
+    """The GPU whose figures fill what the overrides leave open.
+
+    With --peak-flops or --mem-bw and no --gpu, the ceilings are custom: nothing is borrowed from
+    the default GPU (its link, memory or the other peak), so what is missing is asked for.
+    """
+    given = p.get("_given") or frozenset()
+    if "gpu" not in given and (p.get("peak_flops") is not None or p.get("mem_bw") is not None):
+        return None
+    return p.get("gpu")
 
 
 def _ceilings(p: dict[str, Any], data_dir, need: tuple[str, ...], dtype: str | None = None):
     from studytui.calc.ceilings import resolve_ceilings
 
+    gpu = _gpu_for(p)
+    if gpu is None and p.get("gpu") and "gpu" not in (p.get("_given") or ()):
+        missing = [n for n, flag in (("peak_flops", "--peak-flops"), ("mem_bw", "--mem-bw")) if n in need and p.get(n) is None]
+        if missing:
+            raise FieldError(missing[0], f"custom ceilings need both --peak-flops and --mem-bw (or --gpu to take the rest from)")
     return resolve_ceilings(
-        p.get("gpu"), dtype or p.get("dtype") or DEFAULT_DTYPE, peak_flops=p.get("peak_flops"), mem_bw=p.get("mem_bw"),
-        link_bw=p.get("link_bw"), memory_bytes=p.get("hbm"), profile=p.get("profile") or "vendor", data_dir=data_dir, need=need,
+        gpu, dtype or p.get("dtype") or DEFAULT_DTYPE, peak_flops=p.get("peak_flops"), mem_bw=p.get("mem_bw"),
+        link_bw=p.get("link_bw"), memory_bytes=p.get("hbm"), net_bw=p.get("net_bw"), profile=p.get("profile") or "vendor",
+        data_dir=data_dir, need=need,
     )
 
 
@@ -262,29 +331,74 @@ def _run_transformer(p: dict[str, Any], data_dir) -> Result:
     return transformer(
         params, ceilings, phase=p["phase"], batch=p["batch"], prompt=p["prompt"], context=p["context"],
         weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],
-        causal_half=bool(p["causal_half"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
+        causal=bool(p["causal"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
         latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"],
     )
 
 
 def _run_collective(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.collective import collective
+    from dataclasses import replace
 
-    label = "override"
-    link = p["link_bw"]
-    if link is None:
+    from studytui.calc.collective import Fabric, collective
+
+    given = p.get("_given") or frozenset()
+    if p["link_bw"] is not None and "gpu" not in given:
+        # A custom link: no system to take a domain or a network from but what was given.
+        fabric = Fabric(p["link_bw"], "override (--link-bw, per direction)", "link (--link-bw)", domain=p.get("domain"),
+                        net_bw=p.get("net_bw"), net_label="override (--net-bw)" if p.get("net_bw") else "",
+                        net_name="network (--net-bw)")
+    else:
         if not p["gpu"]:
             raise FieldError("gpu", "give --gpu (its scale-up link) or --link-bw (per direction)")
         ceilings = _ceilings(p, data_dir, ("link_bw",))
-        link = ceilings.link_bw_per_direction
-        label = ceilings.provenance.get("link_bw", "")
-    return collective(p["op"], p["gpus"], p["bytes"], link, p["latency"], link_label=label)
+        fabric = ceilings.fabric(gpus=p["gpus"])
+        if p.get("domain"):
+            fabric = replace(fabric, domain=p["domain"])
+    if "net_bw" in given and (fabric.domain is None or p["gpus"] <= fabric.domain):
+        where = f"{p['gpus']} GPUs fit in one {fabric.domain}-GPU scale-up domain" if fabric.domain else "the scale-up domain size is unknown (give --domain)"
+        raise FieldError("net_bw", f"is not used: {where}; the network is crossed only past the domain")
+    return collective(p["op"], p["gpus"], p["bytes"], latency=p["latency"], fabric=fabric)
 
 
 def _run_specdec(p: dict[str, Any], data_dir) -> Result:
     from studytui.calc.specdec import specdec
 
     return specdec(p["alpha"], p["gamma"], p["cost_ratio"], p["op_cost_ratio"])
+
+
+def _unused_transformer(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    from studytui.calc.dtypes import dtype_bytes
+
+    out: dict[str, str] = {}
+    if p["phase"] == "prefill":
+        out["context"] = "--phase prefill processes --prompt tokens; --context is for --phase decode"
+    else:
+        out["prompt"] = "--phase decode runs one step over --context cached tokens; --prompt is for --phase prefill"
+        out["causal"] = "causal masking changes prefill attention only; a decode step attends to the whole cache"
+    if p["tp"] == 1:
+        out["link_bw"] = "the link carries tensor-parallel traffic only; give --tp N"
+        out["latency"] = "the all-reduce latency applies with --tp N only"
+        out["net_bw"] = "the network carries tensor-parallel traffic only; give --tp N"
+    if dtype_bytes(p["weight_dtype"]) >= 1:
+        for name in ("quant_group", "quant_scale_bytes"):
+            out[name] = f"group scales apply to sub-byte weight formats only (--weight-dtype is {p['weight_dtype']})"
+    return out
+
+
+def _unused_memory(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    from studytui.calc.dtypes import dtype_bytes
+
+    if dtype_bytes(p["weight_dtype"]) >= 1:
+        reason = f"group scales apply to sub-byte weight formats only (--weight-dtype is {p['weight_dtype']})"
+        return {"quant_group": reason, "quant_scale_bytes": reason}
+    return {}
+
+
+def _unused_collective(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p["link_bw"] is not None and "gpu" not in given:
+        out["profile"] = "--link-bw replaces the link a profile would supply; give --gpu with --profile, or drop --profile"
+    return out
 
 
 def _run_kv(p: dict[str, Any], data_dir) -> Result:
@@ -324,7 +438,7 @@ def _register(spec: CalcSpec) -> None:
 _register(CalcSpec(
     "roofline", "Roofline",
     "Intensity, ridge point, attainable FLOP/s, bound, and the time floor max(FLOPs/peak, bytes/bandwidth) "
-    "(plus the no-overlap sum). --time adds achieved rates and flags times below the floor as impossible.",
+    "(plus the serial no-overlap estimate). --time adds achieved rates and flags times below the floor as impossible.",
     (
         *_gpu_fields(link=True),
         FieldSpec("flops", "FLOPs", "float", help="work, e.g. 1e12 or 2TFLOP"),
@@ -359,7 +473,7 @@ _register(CalcSpec(
     "transformer", "Transformer inference",
     "Parameters, FLOPs (2 per multiply-add, attention context terms, lm_head), bytes (weights once per step, "
     "KV cache, activations), KV bytes/token, and for one prefill or one decode step: compute, memory and TP "
-    "communication times, the max() lower bound and sum() bound, tokens/s, TTFT/TPOT, and memory fit.",
+    "communication times, the max() lower bound and the serial sum() estimate, tokens/s, TTFT/TPOT, and memory fit.",
     (
         *_model_fields(),
         FieldSpec("phase", "phase", "choice", "decode", choices=("prefill", "decode"), help="prefill: the whole prompt batch; decode: one step"),
@@ -372,7 +486,9 @@ _register(CalcSpec(
         *_QUANT,
         FieldSpec("tp", "tensor parallel GPUs", "int", "1"),
         FieldSpec("latency", "all-reduce step latency", "time", "1us", allow_zero=True, help="per ring step"),
-        FieldSpec("causal_half", "causal half", "bool", "false", help="prefill: count half the T^2 attention scores"),
+        FieldSpec("net_bw", "network bandwidth override", "rate", help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s"),
+        FieldSpec("causal", "causal attention", "bool", "true",
+                  help="prefill: a causal kernel skips the masked half of the T^2 scores (--no-causal: bidirectional, the full square)"),
         FieldSpec("mfu", "MFU", "float", "1", maximum=1.0, help="fraction of peak FLOP/s reached (1 = lower bound)"),
         FieldSpec("mbu", "MBU", "float", "1", maximum=1.0, help="fraction of peak bandwidth reached (1 = lower bound)"),
         _MEM_FRACTION,
@@ -380,30 +496,35 @@ _register(CalcSpec(
         FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB"),
     ),
     _run_transformer,
+    renamed={"causal_half": ("causal", lambda v: v)},
+    unused=_unused_transformer,
 ))
 
 _register(CalcSpec(
     "collective", "Collective",
-    "Ring collective time over N GPUs at the one-way link rate plus a per-step latency, with nccl-tests "
-    "byte conventions and bus bandwidth.",
+    "Collective time over N GPUs at the one-way link rate plus a per-step latency, hierarchical past the "
+    "scale-up domain (link inside, network across, bottleneck named), with nccl-tests byte conventions and bus bandwidth.",
     (
         FieldSpec("op", "operation", "choice", "all_reduce", choices=("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")),
         FieldSpec("gpus", "GPUs", "int", "8"),
         FieldSpec("bytes", "bytes (nccl-tests size)", "size", "1GiB"),
-        FieldSpec("gpu", "GPU", "gpu", "h200", help="its scale-up link bandwidth is used (halved: catalog figures are bidirectional); --link-bw replaces it"),
+        FieldSpec("gpu", "GPU", "gpu", "h200", help="its scale-up link (one way), domain size and scale-out network are used"),
         FieldSpec("link_bw", "link bandwidth", "rate", help="per GPU per direction, e.g. 450GB/s"),
+        FieldSpec("net_bw", "network bandwidth", "rate", help="scale-out network per GPU per direction past the scale-up domain, e.g. 50GB/s"),
+        FieldSpec("domain", "scale-up domain", "int", help="GPUs in one scale-up domain (default: the GPU's, e.g. 8 on HGX)"),
         FieldSpec("latency", "latency per step", "time", "1us", allow_zero=True),
         FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
                   help="vendor peaks, 'measured' (your saved profile) or a profile FILE"),
     ),
     _run_collective,
+    unused=_unused_collective,
 ))
 
 _register(CalcSpec(
     "specdec", "Speculative decoding",
     "Leviathan et al.: expected tokens per target step, walltime speedup, operations factor, best gamma.",
     (
-        FieldSpec("alpha", "acceptance rate", "float", "0.8", maximum=1.0, help="0 < alpha <= 1"),
+        FieldSpec("alpha", "acceptance rate", "float", "0.8", maximum=1.0, allow_zero=True, help="0 <= alpha <= 1"),
         FieldSpec("gamma", "draft tokens per step", "int", "4"),
         FieldSpec("cost_ratio", "draft/target time ratio c", "float", "0", allow_zero=True),
         FieldSpec("op_cost_ratio", "draft/target ops ratio", "float", allow_zero=True, help="default: the time ratio"),
@@ -441,6 +562,101 @@ _register(CalcSpec(
         FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB"),
     ),
     _run_memory,
+    unused=_unused_memory,
+))
+
+
+def _whole_bytes(p: dict[str, Any], name: str) -> int:
+    value = p.get(name) or 0
+    if value != int(value):
+        raise FieldError(name, f"{value:g} is not a whole number of bytes")
+    return int(value)
+
+
+def _run_occupancy(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.occupancy import occupancy, resolve_cc
+
+    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
+    sm_count = None
+    if p.get("gpu") or not p.get("cc"):
+        from studytui.calc.hardware import load_catalog
+
+        sm_count = load_catalog(data_dir).get(p.get("gpu") or "h200").sm_count
+    return occupancy(
+        cc, p["threads"], p["regs"], _whole_bytes(p, "smem"), _whole_bytes(p, "dyn_smem"), cluster=p.get("cluster") or 1,
+        non_portable=bool(p.get("non_portable")), carveout=p.get("carveout"), sweep_axis=p.get("sweep"), label=label,
+        sm_count=sm_count,
+    )
+
+
+def _run_tile(p: dict[str, Any], data_dir) -> Result:
+    from studytui.calc.occupancy import resolve_cc
+    from studytui.calc.tile import parse_stages, parse_tile3, tile_budget
+
+    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
+    m, n, k = parse_tile3(p["tile"])
+    return tile_budget(
+        cc, m, n, k, p["dtype"], c_dtype=p["c_dtype"], stages=parse_stages(p.get("stages")), threads=p["threads"],
+        regs=p.get("regs"), epilogue=p.get("epilogue") or "smem", label=label,
+    )
+
+
+def _unused_occupancy(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if (p.get("cluster") or 1) <= 8:
+        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
+    return out
+
+
+def _unused_tile(p: dict[str, Any], given: frozenset) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p.get("epilogue") == "none":
+        out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
+    return out
+
+
+_CC_FIELDS = (
+    FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give --cc"),
+    FieldSpec("cc", "compute capability", "choice", help="instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
+)
+
+_register(CalcSpec(
+    "occupancy", "Occupancy",
+    "Blocks per SM from each limit (warps, blocks, registers, shared memory), the binding one, active warps "
+    "and occupancy, registers and shared memory as allocated (granularities, per-block reservation), and what "
+    "reaches the next occupancy step. --sweep threads|regs|smem prints occupancy across a range.",
+    (
+        *_CC_FIELDS,
+        FieldSpec("threads", "threads per block", "int", "256", required=True, help="1 to 1024"),
+        FieldSpec("regs", "registers per thread", "int", "32", required=True, help="as nvcc -Xptxas -v reports (at most 255)"),
+        FieldSpec("smem", "static shared memory", "size", "0", allow_zero=True, help="bytes per block declared __shared__ (1KiB = 1024)"),
+        FieldSpec("dyn_smem", "dynamic shared memory", "size", "0", allow_zero=True, help="bytes per block given at launch"),
+        FieldSpec("cluster", "cluster size", "int", "1", help="blocks per thread-block cluster (9.0 and later)"),
+        FieldSpec("non_portable", "non-portable cluster", "bool", "false", help="allow clusters above 8 blocks where the part supports 16"),
+        FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True, help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
+        FieldSpec("sweep", "sweep", "choice", choices=("threads", "regs", "smem"), help="print occupancy across threads, registers or dynamic shared memory"),
+    ),
+    _run_occupancy,
+    unused=_unused_occupancy,
+))
+
+_register(CalcSpec(
+    "tile", "GEMM tile budget",
+    "Shared memory per pipeline stage for the A and B tiles, how many stages fit beside the epilogue buffer, "
+    "blocks per SM at that footprint, accumulator registers per thread (tensor-memory columns on Blackwell).",
+    (
+        *_CC_FIELDS,
+        FieldSpec("tile", "tile MxNxK", "choice", "128x128x64", required=True,
+                  choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64"), help="block tile, any MxNxK"),
+        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help="A and B element type"),
+        FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)"),
+        FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"), help="N or auto (the most that fit)"),
+        FieldSpec("threads", "threads per block", "int", "128"),
+        FieldSpec("regs", "registers per thread", "int", help="optional: counts the register limit in blocks per SM"),
+        FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),
+    ),
+    _run_tile,
+    unused=_unused_tile,
 ))
 
 

@@ -64,6 +64,7 @@ def gemm(
     result.step(f"tile padding efficiency = M*N / (tiles x {tm}x{tn}) = {format_percent(padding_efficiency)}")
     result.row("output tiles", f"{tiles} of {tm}x{tn} ({format_percent(padding_efficiency)} useful after padding)")
     sms = sm_count or ceilings.sm_count
+    unit = "SMs" if sm_count or ceilings.compute_unit_kind == "SM" else "CUs"
     if sms:
         waves = math.ceil(tiles / sms)
         last = tiles - (waves - 1) * sms
@@ -89,10 +90,12 @@ def gemm(
             f"Stream-K compute = tiles x tile time / SMs = {tiles} x {format_time(tile_time)} / {sms} = {format_time(stream_k)} "
             f"(recovers {format_time(quantised - stream_k)})"
         )
-        result.row("waves over SMs", f"{waves} over {sms} SMs; last wave {last} tiles ({format_percent(last_util)} busy)")
+        result.row(f"waves over {unit}", f"{waves} over {sms} {unit}; last wave {last} tiles ({format_percent(last_util)} busy)")
         result.row("tile-quantised compute", format_time(quantised))
         result.row("Stream-K compute", f"{format_time(stream_k)} (recovers {format_time(quantised - stream_k)}, x{g(quantised / stream_k)})")
-        result.assume("waves: one output tile per SM at a time (a persistent kernel with this tile); Stream-K splits the K loop so every SM does equal work")
+        result.assume(f"waves: one output tile per {unit[:-1]} at a time (a persistent kernel with this tile); Stream-K splits the K loop so every {unit[:-1]} does equal work")
+        if unit == "CUs":
+            result.assume(f"AMD: {sms} compute units from the catalog take the place of SMs")
     else:
         result.warn("SM count unknown for these ceilings: waves and Stream-K not computed (give --sms)")
     if measured_time is not None:

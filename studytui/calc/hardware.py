@@ -19,7 +19,31 @@ from typing import Any
 from studytui.errors import UsageError
 
 GIB = 2.0**30
+MIB = 2.0**20
 VENDOR_PEAK_LABEL = "vendor peak, not a measurement"
+
+# Every key a catalog record may hold. A key outside these sets is a typo or a YAML accident
+# (an unquoted "a, b" in a flow mapping splits into bogus keys), so loading refuses it.
+RECORD_KEYS = frozenset({
+    "id", "aliases", "figures", "name", "vendor", "arch", "year", "form_factor", "memory_gb", "memory_unit",
+    "memory_reported_mib", "memory_reported_by", "memory_type", "memory_bw_tbs", "l2_mb", "llc_mb", "sm_count",
+    "compute_units", "boost_clock_mhz", "peak_tflops", "datasheet_sparse", "interconnect", "scale_out",
+    "host_interface", "tdp_w", "sources", "cross_checked_with", "confidence", "notes",
+})
+INTERCONNECT_KEYS = frozenset({
+    "name", "bw_gbs", "bw_gbs_per_direction", "all_ports_bw_gbs", "domain", "domain_size", "nvls",
+    "axis_bw_gbs_per_direction", "axis_source", "source",
+})
+SCALE_OUT_KEYS = frozenset({"name", "bw_gbps_per_direction", "source", "note"})
+COMPUTE_UNIT_KEYS = frozenset({"kind", "count", "extra"})
+
+
+def _check_keys(mapping: Any, allowed: frozenset, where: str, what: str) -> None:
+    if not isinstance(mapping, dict):
+        return
+    unknown = sorted(str(k) for k in mapping if str(k) not in allowed)
+    if unknown:
+        raise UsageError(f"{where}: unknown {what} key(s) {', '.join(repr(k) for k in unknown)}; accepted: {', '.join(sorted(allowed))}")
 
 
 @dataclass(frozen=True)
@@ -42,6 +66,15 @@ class Accelerator:
     interconnect_name: str | None = None
     interconnect_domain: str | None = None
     confidence: str | None = None
+    compute_unit_count: int | None = None  # SMs (NVIDIA) or CUs (AMD): what GEMM tiles are spread over
+    compute_unit_kind: str | None = None
+    domain_size: int | None = None  # accelerators in one scale-up domain (NVLink/NVSwitch, ...)
+    nvls: bool = False  # NVLink SHARP (in-switch reduction) available
+    axis_bw_per_direction: float | None = None  # torus systems: one-way B/s of a ring along one axis
+    scale_out_bw_per_direction: float | None = None  # network B/s per accelerator, one way
+    scale_out_name: str | None = None
+    scale_out_source: str | None = None
+    memory_datasheet_bytes: float | None = None  # the datasheet capacity when memory_bytes is device-reported
     origin: str = "content"  # "content" or the path of a user file
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -71,7 +104,15 @@ class Accelerator:
             "link_bw_per_direction": self.link_bw_per_direction,
             "interconnect": self.interconnect_name,
             "interconnect_domain": self.interconnect_domain,
+            "scale_up_domain_size": self.domain_size,
+            "nvlink_sharp": self.nvls,
+            "ring_axis_bw_per_direction": self.axis_bw_per_direction,
+            "scale_out": None if self.scale_out_bw_per_direction is None else {
+                "name": self.scale_out_name, "bw_per_direction": self.scale_out_bw_per_direction, "source": self.scale_out_source,
+            },
+            "memory_datasheet_bytes": self.memory_datasheet_bytes,
             "sm_count": self.sm_count,
+            "compute_units": {"kind": self.compute_unit_kind, "count": self.compute_unit_count} if self.compute_unit_count else None,
             "confidence": self.confidence,
             "sources": list(self.sources),
             "notes": self.notes,
@@ -98,6 +139,10 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
     for key in ("id", "name", "peak_tflops", "memory_bw_tbs"):
         if entry.get(key) in (None, "", {}):
             raise UsageError(f"{where}: missing required field '{key}'")
+    _check_keys(entry, RECORD_KEYS, where, "field")
+    _check_keys(entry.get("interconnect"), INTERCONNECT_KEYS, where, "interconnect")
+    _check_keys(entry.get("scale_out"), SCALE_OUT_KEYS, where, "scale_out")
+    _check_keys(entry.get("compute_units"), COMPUTE_UNIT_KEYS, where, "compute_units")
     acc_id = str(entry["id"]).strip().lower()
     peaks_raw = entry.get("peak_tflops")
     if not isinstance(peaks_raw, dict):
@@ -120,6 +165,11 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
     # Vendors print HBM/GDDR capacity in "GB" that is close to GiB (H200 "141GB" reports
     # 140.4 GiB), so both units are read as 2^30 bytes; see content/hardware/README.md.
     memory_bytes = memory_gb * GIB if memory_gb is not None else None
+    memory_datasheet = None
+    reported_mib = _num(entry.get("memory_reported_mib"), where, "memory_reported_mib")
+    if reported_mib is not None:
+        # ECC reserves part of GDDR on some cards: what the device reports is what can be used.
+        memory_datasheet, memory_bytes = memory_bytes, reported_mib * MIB
     link = entry.get("interconnect") or {}
     bidir_gbs = _num(link.get("bw_gbs"), where, "interconnect.bw_gbs") if isinstance(link, dict) else None
     one_way_gbs = _num(link.get("bw_gbs_per_direction"), where, "interconnect.bw_gbs_per_direction") if isinstance(link, dict) else None
@@ -127,6 +177,18 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
         bidir_gbs = 2 * one_way_gbs
     link_bidir = bidir_gbs * 1e9 if bidir_gbs is not None else None
     units = entry.get("compute_units") or {}
+    unit_count = None
+    if isinstance(units, dict) and units.get("count") is not None:
+        unit_value = _num(units.get("count"), where, "compute_units.count")
+        unit_count = int(unit_value) if unit_value is not None else None
+    domain_size = _num(link.get("domain_size"), where, "interconnect.domain_size") if isinstance(link, dict) else None
+    axis = _num(link.get("axis_bw_gbs_per_direction"), where, "interconnect.axis_bw_gbs_per_direction") if isinstance(link, dict) else None
+    scale_out = entry.get("scale_out") or {}
+    if not isinstance(scale_out, dict):
+        raise UsageError(f"{where}: scale_out must be a mapping (name, bw_gbps_per_direction, source)")
+    net_gbps = _num(scale_out.get("bw_gbps_per_direction"), where, "scale_out.bw_gbps_per_direction")
+    if net_gbps is not None and not scale_out.get("source"):
+        raise UsageError(f"{where}: scale_out needs a source for its bandwidth")
     sm_count = entry.get("sm_count")
     if sm_count is None and isinstance(units, dict) and units.get("kind") == "SM":
         sm_count = units.get("count")
@@ -153,6 +215,15 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
         interconnect_name=link.get("name") if isinstance(link, dict) else None,
         interconnect_domain=link.get("domain") if isinstance(link, dict) else None,
         confidence=entry.get("confidence"),
+        compute_unit_count=unit_count,
+        compute_unit_kind=str(units.get("kind")) if isinstance(units, dict) and units.get("kind") else None,
+        domain_size=int(domain_size) if domain_size is not None else None,
+        nvls=bool(link.get("nvls")) if isinstance(link, dict) else False,
+        axis_bw_per_direction=axis * 1e9 if axis is not None else None,
+        scale_out_bw_per_direction=net_gbps * 1e9 / 8 if net_gbps is not None else None,
+        scale_out_name=str(scale_out.get("name")) if scale_out.get("name") else None,
+        scale_out_source=str(scale_out.get("source")) if scale_out.get("source") else None,
+        memory_datasheet_bytes=memory_datasheet,
         origin=origin,
         raw=dict(entry),
     )
@@ -176,7 +247,15 @@ class Catalog:
             self._names[_norm(acc.id)] = acc.id
         for acc in accelerators:
             for alias in acc.aliases:
-                self._names.setdefault(_norm(alias), acc.id)
+                key = _norm(alias)
+                owner = self._names.get(key)
+                if owner is not None and owner != acc.id:
+                    other = self.accelerators[owner]
+                    what = "id" if _norm(other.id) == key else "an alias"
+                    raise UsageError(
+                        f"{acc.origin}: alias '{alias}' of '{acc.id}' is already {what} of '{owner}' ({other.origin}); pick another alias"
+                    )
+                self._names[key] = acc.id
 
     def __iter__(self):
         return iter(self.accelerators.values())
@@ -217,13 +296,20 @@ def _load_yaml(path: Path) -> Any:
         raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
     except OSError as exc:
         raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: cannot read (not UTF-8 text)") from None
 
 
 def _entries(data: Any, path: Path) -> list[dict[str, Any]]:
     if data is None:
         return []
     if isinstance(data, dict):
-        return [data.get("accelerator", data)] if "accelerators" not in data else list(data["accelerators"] or [])
+        if "accelerators" not in data:
+            return [data.get("accelerator", data)]
+        listed = data["accelerators"] or []
+        if not isinstance(listed, list):
+            raise UsageError(f"{path}: 'accelerators' must be a list of accelerators")
+        return listed
     if isinstance(data, list):
         return data
     raise UsageError(f"{path}: expected a list of accelerators or one mapping")

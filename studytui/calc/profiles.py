@@ -23,6 +23,7 @@ RESULT_FIELDS = ("id", "kind", "precision", "workload", "time_s", "achieved", "b
 RESULT_KINDS = ("copy", "reduce", "gemm", "all_reduce", "all_gather")
 BANDWIDTH_KINDS = ("copy", "reduce")
 LINK_KIND = "all_reduce"
+COLLECTIVE_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -37,6 +38,8 @@ def load_profile(path: str | Path) -> dict[str, Any]:
         raise UsageError(f"measured profile not found: {path}") from None
     except OSError as exc:
         raise UsageError(f"cannot read measured profile {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"measured profile {path} is not UTF-8 text") from None
     try:
         # libyaml's loader where present: profiles are long, and calculators must answer fast.
         data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -127,7 +130,7 @@ def _result_problems(result: dict[str, Any], where: str, path: tuple[Any, ...]) 
             elif not values[0] <= values[1] <= values[2]:
                 out.append((path + ("time_s",), f"time_s must satisfy min <= median <= max in {where}"))
         achieved = result.get("achieved")
-        if isinstance(achieved, dict) and not (_is_number(achieved.get("median")) and achieved["median"] > 0):
+        if not (isinstance(achieved, dict) and _is_number(achieved.get("median")) and achieved["median"] > 0):
             out.append((path + ("achieved",), f"achieved.median must be a positive number in {where}"))
     return out
 
@@ -190,11 +193,12 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
     peak: dict[str, float] = {}
     mem_bw: float | None = None
     mem_from = None
-    link: float | None = None
+    link_by_gpus: dict[int, float] = {}
     for result in run.get("results") or []:
         if not isinstance(result, dict) or result.get("status") != "accepted":
             continue
-        value = (result.get("achieved") or {}).get("median")
+        achieved = result.get("achieved")
+        value = achieved.get("median") if isinstance(achieved, dict) else None
         if not _is_number(value):
             continue
         kind = result.get("kind")
@@ -205,8 +209,44 @@ def run_ceilings(run: dict[str, Any]) -> dict[str, Any]:
             if mem_bw is None or value > mem_bw:
                 mem_bw, mem_from = float(value), result.get("id")
         elif kind == LINK_KIND:
-            link = max(link or 0.0, float(value))
-    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link}
+            gpus = _gpu_count_of(result, run)
+            link_by_gpus[gpus] = max(link_by_gpus.get(gpus, 0.0), float(value))
+    # The plain link figure is the smallest group measured (two GPUs: one link's worth); the
+    # calculators pick the figure for their own GPU count from link_bw_by_gpus.
+    link = link_by_gpus[min(link_by_gpus)] if link_by_gpus else None
+    link_gpus = min(link_by_gpus) if link_by_gpus else None
+    return {"peak_flops": peak, "mem_bw": mem_bw, "mem_bw_from": mem_from, "link_bw_per_direction": link,
+            "link_gpus": link_gpus, "link_bw_by_gpus": link_by_gpus}
+
+
+def _gpu_count_of(result: dict[str, Any], run: dict[str, Any]) -> int:
+    gpus = (result.get("workload") or {}).get("gpus")
+    if not isinstance(gpus, int) or isinstance(gpus, bool):
+        gpus = (run.get("hardware") or {}).get("gpu_count")
+    return gpus if isinstance(gpus, int) and not isinstance(gpus, bool) and gpus > 1 else 2
+
+
+def collective_table(profile: dict[str, Any]) -> dict[int, dict[str, dict[int, float]]]:
+    """Accepted bus bandwidth by GPU count, collective and message size (median over runs)."""
+    seen: dict[int, dict[str, dict[int, list[float]]]] = {}
+    for run in profile.get("runs") or []:
+        if not isinstance(run, dict):
+            continue
+        for result in run.get("results") or []:
+            if not isinstance(result, dict) or result.get("status") != "accepted":
+                continue
+            achieved, workload = result.get("achieved"), result.get("workload")
+            op = result.get("kind")
+            value = achieved.get("median") if isinstance(achieved, dict) else None
+            size = workload.get("bytes") if isinstance(workload, dict) else None
+            if op not in COLLECTIVE_KINDS or not _is_number(value) or not _is_number(size):
+                continue
+            by_op = seen.setdefault(_gpu_count_of(result, run), {}).setdefault(str(op), {})
+            by_op.setdefault(int(size), []).append(float(value))
+    return {
+        n: {op: {size: _median(vals) for size, vals in sorted(sizes.items())} for op, sizes in ops.items()}
+        for n, ops in sorted(seen.items())
+    }
 
 
 def _median(values: list[float]) -> float:
@@ -230,6 +270,10 @@ def summarize(profile: dict[str, Any]) -> dict[str, Any]:
         "peak_flops": {d: over_runs([c["peak_flops"][d] for c in per_run if d in c["peak_flops"]]) for d in dtypes},
         "mem_bw": over_runs([c["mem_bw"] for c in per_run if c["mem_bw"] is not None]),
         "link_bw_per_direction": over_runs([c["link_bw_per_direction"] for c in per_run if c["link_bw_per_direction"] is not None]),
+        "link_bw_by_gpus": {
+            n: over_runs([c["link_bw_by_gpus"][n] for c in per_run if n in c["link_bw_by_gpus"]])
+            for n in sorted({n for c in per_run for n in c["link_bw_by_gpus"]})
+        },
     }
 
 
@@ -290,9 +334,7 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
                 f"no measured profile for '{ident}' (run 'studytui measure' on that GPU, or pass --profile FILE)"
             )
     else:
-        path = Path(profile).expanduser()
-        if not path.is_file():
-            raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; not found: {profile}")
+        path = _profile_path(profile)
     data = _load_valid(path)
     summary = summarize(data)
     if summary["mem_bw"] is None and not summary["peak_flops"]:
@@ -301,8 +343,42 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
         "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
         "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
         "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
+        "link_bw_by_gpus": {n: v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
+        "link_gpus": min(summary["link_bw_by_gpus"]) if summary["link_bw_by_gpus"] else None,
         "source": _source(path, data),
     }
+
+
+def link_for_gpus(by_gpus: dict[int, float], gpus: int) -> tuple[float | None, str]:
+    """The measured all-reduce bus bandwidth for a group of `gpus`, and a note saying which was used.
+
+    An exact match is used as it is. Otherwise the measurement from the nearest GPU count stands
+    in, and the note says so: NVSwitch, NCCL's algorithm choice and message size change the
+    figure with the group size, so a stand-in is an estimate, not a measurement.
+    """
+    if not by_gpus:
+        return None, "no collective measured in this profile"
+    if gpus in by_gpus:
+        return by_gpus[gpus], f"measured all-reduce bus bandwidth over {gpus} GPUs"
+    nearest = min(by_gpus, key=lambda n: (abs(n - gpus), -n))
+    return by_gpus[nearest], (
+        f"no measurement over {gpus} GPUs in this profile; using the {nearest}-GPU all-reduce figure "
+        f"(measured: {', '.join(str(n) for n in sorted(by_gpus))} GPUs), which may not hold at {gpus}"
+    )
+
+
+def _profile_path(profile: str) -> Path:
+    """A --profile FILE as a Path; any oddity (unknown ~user, NUL byte, too long, not a file) is one UsageError."""
+    shown = repr(profile) if any(ord(c) < 32 or c == "\x7f" for c in profile) else profile
+    try:
+        path = Path(profile).expanduser()
+        is_file = path.is_file()
+    except (RuntimeError, OSError, ValueError) as exc:
+        reason = "its home directory is unknown" if isinstance(exc, RuntimeError) else getattr(exc, "strerror", None) or str(exc)
+        raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; cannot use {shown}: {reason}") from None
+    if not is_file:
+        raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; not found: {shown}")
+    return path
 
 
 def _vendor_baselines(profile: dict[str, Any]) -> dict[str, float]:
@@ -354,4 +430,50 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
         "mem_bw": summary["mem_bw"],
         "link_bw_per_direction": summary["link_bw_per_direction"],
     }
-    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data))
+    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data),
+                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+                # String keys: the same in Python as after a JSON round trip (gpus --json).
+                link_bw_by_gpus={str(n): v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
+                collectives={
+                    str(n): {op: {str(size): bw for size, bw in sizes.items()} for op, sizes in ops.items()}
+                    for n, ops in collective_table(data).items()
+                })
+
+
+def _five_fields(run: dict[str, Any]) -> dict[str, str]:
+    """One run's five fields (the guide admits no number without them), each as one short line."""
+    hw = run.get("hardware") or {}
+    clocks = hw.get("clocks") or {}
+    hardware = ", ".join(str(x) for x in (
+        hw.get("name"), f"{hw['gpu_count']} GPUs" if hw.get("gpu_count") else None,
+        f"{hw['sm_count']} SMs" if hw.get("sm_count") else None,
+        f"driver {hw['driver']}" if hw.get("driver") else None,
+        f"SM clock max {clocks['sm_max_mhz']} MHz" if clocks.get("sm_max_mhz") else None,
+        f"power limit {hw['power_limit_w']:g} W" if isinstance(hw.get("power_limit_w"), (int, float)) else None,
+    ) if x)
+    wl = run.get("workload") or {}
+    parts = []
+    if wl.get("bandwidth_buffer_bytes"):
+        parts.append("copy/reduce buffers " + ", ".join(f"{b / 2**20:g} MiB" for b in wl["bandwidth_buffer_bytes"]))
+    if wl.get("gemm_sizes"):
+        parts.append("GEMMs " + ", ".join(map(str, wl["gemm_sizes"])))
+    if wl.get("collective_bytes"):
+        parts.append("NCCL all-reduce " + ", ".join(f"{b / 2**20:g} MiB" for b in wl["collective_bytes"]))
+    if wl.get("warmup") is not None and wl.get("repetitions") is not None:
+        parts.append(f"{wl['warmup']} warm-up + {wl['repetitions']} timed runs, median")
+    precision = run.get("precision")
+    baseline = run.get("baseline") or {}
+    correctness = run.get("correctness") or {}
+    software = run.get("software") or {}
+    return {
+        "date": str(run.get("date", "")),
+        "hardware": hardware or str(hw),
+        "workload": "; ".join(parts) or str(wl),
+        "precision": ", ".join(map(str, precision)) if isinstance(precision, list) else str(precision),
+        "baseline": baseline.get("what", str(baseline)) + (f" ({baseline['catalog_id']})" if baseline.get("catalog_id") else "")
+        if isinstance(baseline, dict) else str(baseline),
+        "correctness": (" ".join(str(correctness.get("method", "")).split())
+                        + (f" ({correctness['passed']} passed, {correctness.get('failed', 0)} failed)" if "passed" in correctness else ""))
+        if isinstance(correctness, dict) else str(correctness),
+        "software": ", ".join(f"{k} {v}" for k, v in software.items()) if isinstance(software, dict) else str(software),
+    }

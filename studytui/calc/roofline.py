@@ -54,8 +54,9 @@ class RooflineTerms:
         return max(self.compute_time_s, self.memory_time_s)
 
     @property
-    def time_upper_s(self) -> float:
-        """No-overlap bound: the two terms run one after the other."""
+    def time_serial_s(self) -> float:
+        """Serial no-overlap estimate: the two terms one after the other. Not an upper bound:
+        launch latency, tails and stalls can make a real kernel slower still."""
         return self.compute_time_s + self.memory_time_s
 
     @property
@@ -67,9 +68,13 @@ class RooflineTerms:
         return min(self.peak_flops, self.intensity * self.mem_bw)
 
 
-def add_terms(result: Result, t: RooflineTerms, what: str = "") -> None:
-    """Values, rows and formulas shared by every calculator that ends in a roofline."""
+def add_terms(result: Result, t: RooflineTerms, what: str = "", *, per_gpu: bool = False) -> None:
+    """Values, rows and formulas shared by every calculator that ends in a roofline.
+
+    per_gpu: the FLOPs and bytes are one GPU's share (tensor parallelism); the rows say so.
+    """
     prefix = f"{what} " if what else ""
+    each = " per GPU" if per_gpu else ""
     result.values.update(
         flops=t.flops,
         bytes=t.bytes,
@@ -81,7 +86,7 @@ def add_terms(result: Result, t: RooflineTerms, what: str = "") -> None:
         compute_time_s=t.compute_time_s,
         memory_time_s=t.memory_time_s,
         time_s=t.time_s,
-        time_upper_s=t.time_upper_s,
+        time_serial_s=t.time_serial_s,
         bound=t.bound,
     )
     result.step(f"{prefix}intensity = FLOPs / bytes = {g(t.flops)} / {g(t.bytes)} = {g(t.intensity)} FLOP/B")
@@ -92,21 +97,21 @@ def add_terms(result: Result, t: RooflineTerms, what: str = "") -> None:
         f"time lower bound = max(compute, memory) = max({format_time(t.compute_time_s)}, {format_time(t.memory_time_s)}) = {format_time(t.time_s)}"
     )
     result.step(
-        f"no-overlap upper bound = compute + memory = {format_time(t.compute_time_s)} + {format_time(t.memory_time_s)} = {format_time(t.time_upper_s)}"
+        f"serial no-overlap estimate = compute + memory = {format_time(t.compute_time_s)} + {format_time(t.memory_time_s)} = {format_time(t.time_serial_s)} (not a bound: a real kernel can be slower)"
     )
     result.step(
         f"attainable = min(peak, intensity x bandwidth) = min({g(t.peak_flops)}, {g(t.intensity)} x {g(t.mem_bw)}) = {format_flops_rate(t.attainable_flops)}"
     )
-    result.row("FLOPs", format_flops(t.flops))
-    result.row("bytes moved", format_size(t.bytes))
+    result.row(f"FLOPs{each}", format_flops(t.flops))
+    result.row(f"bytes moved{each}", format_size(t.bytes))
     result.row("arithmetic intensity", f"{g(t.intensity)} FLOP/B")
     result.row("ridge point", f"{g(t.ridge_point)} FLOP/B")
     result.row("bound", f"{t.bound} ({'intensity below' if t.bound == 'memory' else 'intensity at or above'} the ridge)")
     result.row("attainable", format_flops_rate(t.attainable_flops))
-    result.row("compute time (FLOPs/peak)", format_time(t.compute_time_s))
-    result.row("memory time (bytes/bw)", format_time(t.memory_time_s))
+    result.row(f"compute time{each} (FLOPs/peak)", format_time(t.compute_time_s))
+    result.row(f"memory time{each} (bytes/bw)", format_time(t.memory_time_s))
     result.row("time lower bound  max()", format_time(t.time_s))
-    result.row("no-overlap bound  sum()", format_time(t.time_upper_s))
+    result.row("serial estimate  sum()", format_time(t.time_serial_s))
 
 
 def cache_bytes(ceilings: Ceilings) -> float | None:

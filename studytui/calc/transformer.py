@@ -3,7 +3,8 @@
 Conventions (shared/reference cost-models.md): 2 FLOPs per multiply-add everywhere; the lm_head is
 counted; attention FLOPs that grow with context are explicit (4·n_q·H per attended token per
 layer for MHA/GQA); weights are read once per step; the KV cache is read once per decode step;
-the time lower bound is max(compute, memory, communication) and the no-overlap bound their sum.
+the time lower bound is max(compute, memory, communication); their sum is the serial (no-overlap)
+estimate, not a bound: real kernels can be slower still.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from studytui.calc.roofline import RooflineTerms, add_terms, g
 from studytui.calc.units import (
     FieldError,
     format_count,
+    format_flops,
     format_percent,
     format_rate,
     format_size,
@@ -43,15 +45,35 @@ def expected_experts(experts: int, active: int, tokens: float) -> float:
     return experts * (1.0 - (1.0 - active / experts) ** tokens)
 
 
-def attention_pairs(tokens: int, window: float | None, causal_half: bool) -> float:
+def attention_pairs(tokens: int, window: float | None, causal: bool) -> float:
     """(query, key) pairs one sequence of `tokens` computes in prefill for one layer."""
     w = tokens if not window else min(tokens, window)
-    if not causal_half:
+    if not causal:
         return float(tokens) * w
     if w >= tokens:
         return tokens * tokens / 2.0  # halve the T^2 term
     # causal with a window W < T: sum over positions of min(i, W)
     return w * w / 2.0 + (tokens - w) * w
+
+
+def check_tp(params: ModelParams, tp: int) -> str | None:
+    """Refuse a tensor-parallel degree that cannot split the heads; say when KV heads are replicated."""
+    if tp < 1:
+        raise FieldError("tp", f"must be at least 1 (got {tp})")
+    if tp == 1:
+        return None
+    if params.heads % tp:
+        raise FieldError("tp", f"{tp} does not divide the {params.heads} query heads of {params.name}: tensor parallelism splits whole heads")
+    if params.is_mla:
+        return None
+    kv = params.kv_heads
+    if tp <= kv:
+        if kv % tp:
+            raise FieldError("tp", f"{tp} does not divide the {kv} KV heads of {params.name}")
+        return None
+    if tp % kv:
+        raise FieldError("tp", f"the {kv} KV heads of {params.name} cannot be replicated evenly over {tp} GPUs (TP must be a multiple of {kv})")
+    return f"TP {tp} > {kv} KV heads: each KV head (and its cache) is replicated on {tp // kv} GPUs"
 
 
 def _shard_kv(params: ModelParams, tp: int) -> int:
@@ -75,7 +97,7 @@ def memory_fit(
 ) -> None:
     """Weights + KV against usable HBM per GPU; the largest batch at this context."""
     if ceilings.memory_bytes is None:
-        result.assume("memory fit skipped: no memory capacity for these ceilings (give --gpu)")
+        result.assume("memory fit left out: custom ceilings carry no memory capacity (give --hbm, or --gpu)")
         return
     shard = _shard_kv(params, tp)
     weights_gpu = weight_bytes_total / tp
@@ -106,7 +128,8 @@ def memory_fit(
     if max_batch is not None:
         result.row(f"max batch at context {context}", format_count(max_batch))
     result.assume(f"usable memory = {g(mem_fraction)} x HBM (the rest for activations, CUDA context, fragmentation)")
-    if not ceilings.provenance.get("memory", "").startswith("override"):
+    memory_from = ceilings.provenance.get("memory", "")
+    if not memory_from.startswith(("override", "device-reported")):
         result.assume("vendor 'GB' memory capacity read as GiB (HBM sizes are binary: an H200 '141GB' reports 140.4 GiB)")
     if weights_gpu > usable:
         result.warn("the weights alone do not fit in usable HBM per GPU at this TP degree")
@@ -126,7 +149,7 @@ def transformer(
     kv_dtype: str = "bf16",
     act_dtype: str = "bf16",
     tp: int = 1,
-    causal_half: bool = False,
+    causal: bool = True,
     quant_group: int = 128,
     quant_scale_bytes: float = 2.0,
     latency: float = 1e-6,
@@ -142,9 +165,12 @@ def transformer(
         raise FieldError("prompt", "prefill needs --prompt T (prompt tokens per sequence)")
     if phase == "decode" and not context:
         raise FieldError("context", "decode needs --context S (tokens already in the KV cache per sequence)")
+    replication = check_tp(params, tp)
     if tp > 1 and ceilings.link_bw_per_direction is None:
         raise FieldError("link_bw", "tensor parallelism needs a link bandwidth: a --gpu with a scale-up link, or --link-bw (per direction)")
     result = Result("transformer")
+    if replication:
+        result.assume(replication)
     counts = params.counts()
     d, L, B = params.hidden, params.layers, batch
     b_w = weight_bytes_per_param(weight_dtype, quant_group, quant_scale_bytes)
@@ -208,12 +234,12 @@ def transformer(
         for n_layers, window in ((params.layers - params.sliding_layers, None), (params.sliding_layers, params.sliding_window)):
             if n_layers == 0:
                 continue
-            pairs = attention_pairs(T, window, causal_half)
+            pairs = attention_pairs(T, window, causal)
             part = 2.0 * heads * (dq + dv) * pairs * B * n_layers
             attention_flops += part
-            shape = "T^2/2 (causal)" if causal_half else "T^2 (full square)"
+            shape = "T^2/2 (causal)" if causal else "T^2 (full square, --no-causal)"
             if window:
-                shape = f"window {window}, " + ("causal" if causal_half else "T x min(T, W)")
+                shape = f"window {window}, " + ("causal" if causal else "T x min(T, W)")
             result.step(
                 f"attention FLOPs = 2 x n_q x (d_qk + d_v) x pairs x batch x layers, pairs = {shape} = {g(pairs)}: 2 x {heads} x ({dq} + {dv}) x {g(pairs)} x {B} x {n_layers} = {g(part)}"
             )
@@ -222,9 +248,12 @@ def transformer(
         kv_read = kv_write
         result.step(f"KV written once and read once by attention = batch x KV bytes/sequence at {T} = {g(kv_write)} each")
         result.assume("prefill: logits (lm_head) computed for the last prompt token of each sequence only, as serving engines do")
+        result.values["attention"] = "causal" if causal else "bidirectional"
+        result.row("prefill attention", "causal: half the T^2 scores (a causal kernel skips the masked half)" if causal
+                   else "bidirectional: the full T^2 scores (--no-causal)")
         result.assume(
-            "prefill attention counts the full T^2 score matrix" if not causal_half
-            else "prefill attention counts half the T^2 score matrix (--causal-half: a causal kernel skips the masked half)"
+            "prefill attention counts the full T^2 score matrix (--no-causal: bidirectional attention)" if not causal
+            else "prefill attention is causal (the default): half the T^2 score matrix, as FlashAttention and serving engines skip the masked half"
         )
 
     # Weights read once per step: every non-expert weight, the experts the tokens touch.
@@ -252,11 +281,15 @@ def transformer(
     total_bytes = weight_bytes + kv_read + kv_write + act_bytes
     kv_shard = _shard_kv(params, tp)
     flops_gpu = flops / tp
-    bytes_gpu = (weight_bytes + act_bytes) / tp + (kv_read + kv_write) / kv_shard
+    # The hidden state is replicated on every TP rank (each reads and writes all of it); weights
+    # and attention heads are split.
+    bytes_gpu = weight_bytes / tp + act_bytes + (kv_read + kv_write) / kv_shard
     if tp > 1:
         result.step(
-            f"per GPU: FLOPs / TP = {g(flops)} / {tp} = {g(flops_gpu)}; bytes = (weights + activations) / {tp} + KV / {kv_shard} = {g(bytes_gpu)}"
+            f"per GPU: FLOPs / TP = {g(flops)} / {tp} = {g(flops_gpu)}; bytes = weights / {tp} + activations (replicated) + KV / {kv_shard} = {g(bytes_gpu)}"
         )
+        result.values.update(flops_per_gpu=flops_gpu, bytes_per_gpu=bytes_gpu)
+        result.assume("TP: activations (the hidden state) are replicated on every rank, so their traffic is not divided by TP")
         if kv_shard < tp:
             result.assume(
                 "KV cache is replicated across TP ranks beyond the KV-head count" if not params.is_mla
@@ -273,29 +306,55 @@ def transformer(
         kv_read_bytes=kv_read, kv_write_bytes=kv_write, activation_bytes=act_bytes,
         flops_total=flops, bytes_total=total_bytes,
     )
-    add_terms(result, terms, "per-GPU" if tp > 1 else "")
-    time_s, upper, bound = terms.time_s, terms.time_upper_s, terms.bound
+    if tp > 1:
+        result.row("FLOPs total (TP group)", format_flops(flops))
+        result.row("bytes total (TP group)", format_size(total_bytes))
+    add_terms(result, terms, "per-GPU" if tp > 1 else "", per_gpu=tp > 1)
+    time_s, upper, bound = terms.time_s, terms.time_serial_s, terms.bound
 
     if tp > 1:
         message = tokens * d * b_a
-        per_ar, bw_part = ring_all_reduce_time(message, tp, ceilings.link_bw_per_direction, latency)
+        fabric = ceilings.fabric(gpus=tp)
+        if fabric.domain is not None and tp > fabric.domain:
+            from studytui.calc.collective import collective
+
+            try:
+                hier = collective("all_reduce", tp, message, latency=latency, fabric=fabric)
+            except FieldError as exc:
+                raise FieldError("tp" if exc.field == "gpus" else exc.field, exc.message.replace("GPUs exceed", "TP GPUs exceed")) from None
+            per_ar = hier.values["time_s"]
+            result.step(
+                f"TP all-reduce per call, {tp} GPUs past the {fabric.domain}-GPU scale-up domain (hierarchical): inside "
+                f"{format_time(hier.values['scale_up_time_s'])}, across {format_time(hier.values['network_time_s'])}, "
+                f"+ {hier.values['steps']} x {format_time(latency)} latency = {format_time(per_ar)} (bottleneck: {hier.values['bottleneck']})"
+            )
+            result.values["tp_bottleneck"] = hier.values["bottleneck"]
+            result.warn(f"TP {tp} spans more than one {fabric.domain}-GPU scale-up domain: its all-reduces cross the network "
+                        f"(modelled hierarchically; bottleneck: {hier.values['bottleneck']})")
+        else:
+            per_ar, bw_part = ring_all_reduce_time(message, tp, fabric.link_bw, latency)
+            result.step(
+                f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / {g(fabric.link_bw)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
+            )
+        group = min(tp, fabric.domain) if fabric.domain else tp
+        if fabric.measured_gpus and fabric.measured_gpus != group:
+            result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to TP {tp}: measure at this size")
+        elif fabric.measured_note:
+            result.assume(fabric.measured_note)
         comm = 2 * L * per_ar
         result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, comm_time_s=comm)
-        result.step(
-            f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / {g(ceilings.link_bw_per_direction)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
-        )
         result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
-        result.step(f"time lower bound = max(compute, memory, communication) = {format_time(max(time_s, comm))}; no-overlap = sum = {format_time(upper + comm)}")
+        result.step(f"time lower bound = max(compute, memory, communication) = {format_time(max(time_s, comm))}; serial no-overlap estimate = sum = {format_time(upper + comm)}")
         result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)}")
         result.row("communication time", format_time(comm))
-        result.assume("TP: two ring all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate (Megatron)")
+        result.assume("TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate (Megatron)")
         result.assume(f"all-reduce latency {format_time(latency)} per ring step (default 1 us: an order-of-magnitude assumption; measure it with nccl-tests)")
         if comm > time_s:
             bound = "communication"
         time_s, upper = max(time_s, comm), upper + comm
-        result.values.update(time_s=time_s, time_upper_s=upper, bound=bound)
+        result.values.update(time_s=time_s, time_serial_s=upper, bound=bound)
         result.row("time lower bound (with comms)", format_time(time_s))
-        result.row("no-overlap bound (with comms)", format_time(upper))
+        result.row("serial estimate (with comms)", format_time(upper))
 
     tokens_per_s = tokens / time_s
     result.values["tokens_per_s"] = tokens_per_s
@@ -323,8 +382,7 @@ def transformer(
     if b_w != dtype_bytes(weight_dtype):
         result.assume(f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights: {g(b_w * 8)} bits per weight")
     result.assume(f"FLOPs use the dense {ceilings.dtype} peak; 2 FLOPs per multiply-add")
-    if weight_dtype != ceilings.dtype:
-        result.assume(f"{weight_dtype} weights, math at the {ceilings.dtype} rate (weight-only quantisation unless --dtype matches)")
+    _explain_precisions(result, weight_dtype, ceilings.dtype)
     if tp > 1:
         result.assume(f"TP {tp}: weights, FLOPs and activation traffic split evenly over the GPUs; tokens/s is for the whole TP group")
     for line in ceilings.describe():
@@ -339,6 +397,29 @@ def transformer(
         batch=B, context=fit_context, tp=tp, mem_fraction=mem_fraction,
     )
     return result
+
+
+def _explain_precisions(result: Result, weight_dtype: str, compute_dtype: str) -> None:
+    """Say what a weight precision that differs from the math precision means (and when it cannot be)."""
+    if weight_dtype == compute_dtype:
+        return
+    w, c = dtype_bytes(weight_dtype), dtype_bytes(compute_dtype)
+    if w < c:
+        result.assume(
+            f"weight-only quantisation: {weight_dtype} weights are read at {g(w * 8)} bits and dequantised to {compute_dtype} "
+            f"in the kernel; the math runs at the {compute_dtype} rate"
+        )
+    elif w == c:
+        result.assume(
+            f"{weight_dtype} weights with {compute_dtype} math: the same storage size; the time uses the {compute_dtype} peak "
+            f"(give --dtype {weight_dtype} for the {weight_dtype} peak where it differs)"
+        )
+    else:
+        result.warn(
+            f"{compute_dtype} math needs {compute_dtype} operands: {weight_dtype} weights would first have to be quantised to "
+            f"{compute_dtype}; this reads {g(w * 8)}-bit weights but computes at the {compute_dtype} rate, which no kernel does as is "
+            f"(give --weight-dtype {compute_dtype} for a {compute_dtype} model)"
+        )
 
 
 def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, context: int = 4096, ceilings: Ceilings | None = None) -> Result:
@@ -399,7 +480,10 @@ def memory_plan(
 ) -> Result:
     """What fits in HBM: weights + KV per GPU, largest batch at this context, longest context at this batch."""
     params.validate()
+    replication = check_tp(params, tp)
     result = Result("memory")
+    if replication:
+        result.assume(replication)
     counts = params.counts()
     b_w = weight_bytes_per_param(weight_dtype, quant_group, quant_scale_bytes)
     weights = counts.total * b_w

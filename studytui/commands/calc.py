@@ -7,7 +7,14 @@ accept exactly the same inputs. Rich and YAML are imported only when a handler r
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any
+
+# argparse takes '-4e9' or '-1us' for an option (only plain '-4' and '-.5' look numeric to it), so a
+# negative value with an exponent or a unit would fail as "expected one argument". Calculator flags
+# never start with a digit, so anything that does is a value, and the calculator's "must be
+# greater than zero" message is what the user sees.
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 
 _KIND_HINTS = {
     "int": "N",
@@ -25,7 +32,8 @@ _UNITS_HELP = """\
 units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal);
 FLOP rates 989TFLOP/s, '989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.
 precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).
-Every GPU figure is a vendor peak, not a measurement; times are lower bounds unless MFU/MBU < 1.
+Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1,
+and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.
 --json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); --explain prints every
 formula with the numbers substituted."""
 
@@ -65,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ]
     calc = subparsers.add_parser(
         "calc",
-        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory",
+        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory, occupancy, tile",
         description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
         + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -82,11 +90,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             name, help=spec.title, description=spec.description, epilog=epilog,
             formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
         )
+        p._negative_number_matcher = _NEGATIVE_VALUE  # see _NEGATIVE_VALUE
         for f in spec.fields:
             if f.kind == "bool":
                 p.add_argument(f.flag, dest=f.name, action="store_const", const="true", default=None, help=_field_help(f))
+                if f.default == "true":
+                    p.add_argument("--no-" + f.flag[2:], dest=f.name, action="store_const", const="false", default=None,
+                                   help=f"turn off {f.flag} ({f.label})")
             else:
                 p.add_argument(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f))
+        for old, (new, _convert) in spec.renamed.items():
+            # old flag names keep working, shown nowhere
+            p.add_argument("--" + old.replace("_", "-"), dest="_renamed_" + old, action="store_const", const="true",
+                           default=None, help=argparse.SUPPRESS)
         p.add_argument("--json", action="store_true", help="print one JSON object (SI units)")
         p.add_argument("--explain", action="store_true", help="print every formula with the numbers substituted")
         p.set_defaults(func=_run_calc, calc_name=name)
@@ -115,8 +131,11 @@ def _run_calc(args: argparse.Namespace) -> int:
 
     spec = CALCULATORS[args.calc_name]
     values = {f.name: getattr(args, f.name) for f in spec.fields if getattr(args, f.name) is not None}
+    for old in spec.renamed:
+        if getattr(args, "_renamed_" + old, None) is not None:
+            values[old] = getattr(args, "_renamed_" + old)
     try:
-        result = spec.run(values, data_dir=getattr(args, "data_dir", None))
+        result = spec.run(values, data_dir=getattr(args, "data_dir", None), strict=True)
     except FieldError as exc:
         flag = "--" + exc.field.replace("_", "-")
         raise UsageError(f"{flag}: {exc.message}") from None
@@ -142,7 +161,9 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
         table.add_row(label, value)
     out.print(table)
     for warning in result.warnings:
-        out.print(f"[bold red]warning:[/] {warning}", markup=True, highlight=False)
+        from rich.markup import escape  # warnings quote names and files the user chose
+
+        out.print(f"[bold red]warning:[/] {escape(str(warning))}", markup=True, highlight=False)
     if explain:
         out.print("\n[bold]How it was computed[/]")
         for line in result.explain:
@@ -230,14 +251,22 @@ def _print_gpu(acc: Any) -> None:
         extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
         table.add_row(f"peak {dtype} (dense)", format_flops_rate(value) + extra)
     table.add_row("HBM bandwidth", format_rate(acc.mem_bw))
-    if acc.memory_bytes:
+    if acc.memory_datasheet_bytes:
+        table.add_row("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
+                      f"(datasheet {acc.memory_gb:g} {acc.memory_unit}); the calculators use the reported figure")
+    elif acc.memory_bytes:
         table.add_row("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)")
     if acc.link_bw_bidir:
         table.add_row("scale-up link", f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = {format_rate(acc.link_bw_per_direction)} per direction")
         if acc.interconnect_domain:
             table.add_row("link domain", str(acc.interconnect_domain))
+        if acc.axis_bw_per_direction:
+            table.add_row("ring along one torus axis", f"{format_rate(acc.axis_bw_per_direction)} one way (what collectives use)")
     else:
         table.add_row("scale-up link", str(acc.interconnect_name or "none"))
+    if acc.scale_out_bw_per_direction:
+        table.add_row("scale-out network", f"{acc.scale_out_name}: {format_rate(acc.scale_out_bw_per_direction)} per GPU per direction "
+                      f"({acc.scale_out_source})")
     if acc.sm_count:
         table.add_row("SMs", str(acc.sm_count))
     for key, label in (("l2_mb", "L2 (MB)"), ("llc_mb", "last-level cache (MB)"), ("boost_clock_mhz", "boost clock (MHz)"), ("tdp_w", "power (W)"), ("host_interface", "host interface")):
@@ -301,3 +330,9 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
     out.print()
     out.print(table)
     out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")
+    for i, run in enumerate(measured.get("evidence") or [], 1):
+        from rich.markup import escape  # the profile file is the user's: its text is not markup
+
+        out.print(f"\n[bold]How it was measured (run {i}, {escape(str(run['date']))})[/]")
+        for key in ("hardware", "workload", "precision", "baseline", "correctness", "software"):
+            out.print(f"  {key}: {run[key]}", markup=False, highlight=False)

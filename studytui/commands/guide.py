@@ -47,8 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "check", help="apply the source policy to the content",
         description="Check the content against the guide's source policy: admitted kinds with https URLs, "
         "unique ids, no URL twice in a subsection, dated Frontier entries, watchlist items without a URL "
-        "marked as such, and every performance claim carrying hardware, workload, precision, baseline and "
-        "correctness method. Exit 0 when clean, 1 listing every problem as FILE:LINE: message.",
+        "marked as such, every performance claim carrying hardware, workload, precision, baseline, correctness "
+        "method, software versions and algorithm, 'placement: inferred' on every entry dated after the pinned "
+        "README, and roles that agree with the policy text (a core entry is of a core kind; every role is "
+        "described). Exit 0 when clean, 1 listing every problem as FILE:LINE: message.",
     )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_check)
@@ -123,6 +125,8 @@ def _entry_markdown(e) -> str:
     if e.date:
         label = "Verified on" if e.section_id == "frontier" else "Added to the guide"
         lines.append(f"*{label}:* {e.date}")
+    if e.placement == "inferred":
+        lines.append("*Placement:* inferred (placed from the update notes; position not confirmed)")
     if e.url:
         lines.append(f"*Source:* <{e.url}>")
     else:
@@ -191,7 +195,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     from studytui.output import console
 
     if not hits:
-        console().print(f"No entries match {query!r}.")
+        # The query is the learner's text, never Rich markup ('[/]' would crash); repr() shows
+        # control characters escaped.
+        console().print(f"No entries match {query!r}.", markup=False)
         return 0
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     table.add_column("id", style="cyan", no_wrap=True)
@@ -284,7 +290,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         s = report.stats()
         sys.stdout.write(
             f"ok: {s['entries']} entries in {s['sections']} sections ({s['primary']} primary sources, "
-            f"{s['secondary']} secondary for orientation, {s['watchlist_without_url']} watchlist items without a link), "
+            f"{s['secondary']} books, courses or blogs, {s['watchlist_without_url']} watchlist items without a link), "
             f"{s['glossary_terms']} glossary terms\n"
         )
         return 0

@@ -27,7 +27,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE", help="profile file to write (default: <data dir>/hardware/measured/<gpu id>.yaml)")
     parser.add_argument("--quick", action="store_true", help="fewer sizes and repetitions (about a minute)")
+    parser.add_argument(
+        "--collectives", action="store_true",
+        help="sweep all-reduce, all-gather, reduce-scatter and all-to-all from 1 MiB to 8 GiB (several GPUs)",
+    )
+    parser.add_argument("--collectives-only", action="store_true", help="measure only the collectives (skip HBM and GEMM)")
+    parser.add_argument(
+        "--gpus", metavar="N[,N...]", type=_gpu_counts,
+        help="GPU counts to run the collectives over, e.g. 8,4,2 (default: every local GPU)",
+    )
     parser.add_argument("--json", action="store_true", help="print the run as JSON instead of a table")
+
+
+def _gpu_counts(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected GPU counts such as 8,4,2, not {text!r}") from None
+    if not counts or any(n < 2 or n > 1024 for n in counts):
+        raise argparse.ArgumentTypeError("each GPU count must be between 2 and 1024 (a collective needs two GPUs)")
+    return counts
 
 
 def _backend():
@@ -66,7 +85,15 @@ def handle(args: argparse.Namespace) -> int:
     else:
         out = data_dir(getattr(args, "data_dir", None)) / "hardware" / "measured" / f"{accelerator_id or slug(hardware_name)}.yaml"
 
-    plan = make_plan(quick=args.quick, device_memory_bytes=backend.device_memory_bytes())
+    if (args.collectives_only or args.gpus) and backend.gpu_count() < 2:
+        raise UsageError("collectives need at least two GPUs; this machine has one")
+    plan = make_plan(
+        quick=args.quick,
+        device_memory_bytes=backend.device_memory_bytes(),
+        collectives_sweep=args.collectives,
+        collective_gpus=args.gpus or (),
+        collectives_only=args.collectives_only,
+    )
     say = (lambda line: None) if args.json else (lambda line: sys.stderr.write(line + "\n"))
     say(f"measuring {hardware_name} ({'quick' if args.quick else 'full'} plan)"
         + (f", compared with catalog entry {accelerator_id}" if accelerator_id else ", no catalog entry matched"))
@@ -109,11 +136,11 @@ def _print_table(run: dict, out: Path) -> None:
     c = console()
     c.print(table)
     for s in run.get("skipped", []):
-        c.print(f"skipped {s['id']}: {s['reason']}")
+        c.print(f"skipped {s['id']}: {s['reason']}", markup=False)
     if run.get("collectives"):
         c.print(run["collectives"])
     c.print("spread: slowest and fastest repetition against the median; ratio: median over the vendor peak; check: output compared with a reference (error in the file)")
-    c.print(f"profile written: {out}", soft_wrap=True)
+    c.print(f"profile written: {out}", soft_wrap=True, markup=False)
 
 
 def _spread(achieved: dict) -> str:

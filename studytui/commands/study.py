@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", help="entry id")
     p.add_argument("stdin", nargs="?", metavar="-", help="read the new note from standard input")
     group = p.add_mutually_exclusive_group()
-    group.add_argument("--text", metavar="TEXT", help="replace the note with TEXT")
+    group.add_argument("--text", metavar="TEXT", help="replace the note with TEXT (--text \"\" clears it)")
     group.add_argument("--append", metavar="TEXT", help="append TEXT to the note")
     group.add_argument("--edit", action="store_true", help="edit the note in $VISUAL or $EDITOR")
     p.set_defaults(func=cmd_note)
@@ -57,33 +57,55 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="back up progress and notes",
         description="JSON: a complete, re-importable backup (states, times, notes, event log). Markdown: "
-        "a readable study journal of all notes by section. PATH '-' writes to standard output.",
+        "a readable study journal of all notes by section. Anki: a deck package (.apkg) of the glossary and "
+        "the practice problems you met. Vault: a folder of Markdown notes (Obsidian-style front matter) "
+        "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md).",
     )
-    p.add_argument("path", metavar="PATH", help="file to write (replaced atomically)")
-    p.add_argument("--format", choices=("json", "md"), help="default: md for *.md files, json otherwise")
+    p.add_argument(
+        "path", metavar="PATH",
+        help="file to write (replaced atomically; through a symlink, its target is replaced); a folder for vault",
+    )
+    p.add_argument(
+        "--format", choices=("json", "md", "anki", "vault"),
+        help="default: md for *.md files, anki for *.apkg, json otherwise (vault must be asked for)",
+    )
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
-        "import", help="merge a JSON export",
+        "import", help="merge a JSON export or a notes vault",
         description="Merge a JSON export into your progress: per entry the newer change wins, conflicting "
-        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans.",
+        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans. "
+        "PATH a directory: read the notes back from a vault written by 'export --format vault'.",
     )
-    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin)")
+    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin), or a vault directory")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "history", help="earlier versions of a note, and a way back",
+        description="List every saved version of an entry's note (oldest first, with times), print one "
+        "with --show N, or make one current again with --restore N. Restoring adds a new version; "
+        "nothing is ever removed from the history.",
+    )
+    p.add_argument("id", help="entry id (an orphaned id works too)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--show", type=int, metavar="N", help="print version N verbatim")
+    group.add_argument("--restore", type=int, metavar="N", help="make version N the current note")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_history)
 
 
 # -- shared helpers -------------------------------------------------------------------------
 
 
-def _open(args: argparse.Namespace):
+def _open(args: argparse.Namespace, salvage: bool = False):
     """(guide, store), with progress under renamed entries' old ids moved onto the new ids."""
     from studytui.guide import load_guide
     from studytui.store import open_store
     from studytui.study import alias_map
 
     guide = load_guide(args.content)
-    store = open_store(args.data_dir)
+    store = open_store(args.data_dir, salvage=salvage)
     try:
         store.follow_aliases(alias_map(guide))
     except BaseException:
@@ -93,12 +115,27 @@ def _open(args: argparse.Namespace):
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text)
+    """A message for people. It may quote ids, file names and notes: at a terminal their control
+    characters are shown escaped, never obeyed."""
+    from studytui.output import for_terminal
+
+    sys.stdout.write(for_terminal(text))
     sys.stdout.flush()
 
 
+def _err(text: str) -> None:
+    from studytui.output import for_terminal
+
+    sys.stderr.write(for_terminal(text, sys.stderr))
+
+
 def _out_verbatim(text: str) -> None:
-    """The learner's own text, byte for byte as UTF-8: no markup, no newline or locale translation."""
+    """The learner's own text, byte for byte as UTF-8: no markup, no newline or locale translation.
+    At a terminal, control characters are shown escaped (an imported note must not be able to
+    retitle the terminal or write the clipboard); pipes and files get the bytes as stored."""
+    from studytui.output import for_terminal
+
+    text = for_terminal(text)
     sys.stdout.flush()
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
@@ -182,7 +219,7 @@ def _read_stdin() -> str:
     if stream is None:
         raise UsageError("no standard input to read the note from")
     if stream.isatty():
-        sys.stderr.write("Reading the note from standard input; end it with Ctrl-D.\n")
+        _err("Reading the note from standard input; end it with Ctrl-D.\n")
     raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
     try:
         return raw.decode("utf-8")  # bytes as given: no newline translation
@@ -211,10 +248,23 @@ def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
     if status != 0:
         path.unlink(missing_ok=True)
         raise StudyError(f"editor {editor!r} exited with status {status}; the note was not changed")
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        raise UsageError(f"editor {editor!r} removed the temporary file; the note was not changed") from None
+    if not stat.S_ISREG(mode):
+        raise UsageError(
+            f"editor {editor!r} replaced the temporary file {path} with something that is not a file; "
+            "the note was not changed"
+        )
     try:
         return path.read_bytes().decode("utf-8"), path
     except UnicodeDecodeError:
         raise StudyError(f"the edited note is not valid UTF-8; nothing saved, your text is kept in {path}") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read the edited note {path} ({exc.strerror or exc}); the note was not changed") from None
 
 
 def cmd_note(args: argparse.Namespace) -> int:
@@ -239,7 +289,7 @@ def cmd_note(args: argparse.Namespace) -> int:
             _out_verbatim(note)
             if sys.stdout.isatty():
                 if not note:
-                    sys.stderr.write(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
+                    _err(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
                 elif not note.endswith("\n"):
                     _out("\n")
             return 0
@@ -249,7 +299,13 @@ def cmd_note(args: argparse.Namespace) -> int:
         elif args.append is not None:
             store.append_note(entry.id, args.append)
         elif args.stdin == "-":
-            store.set_note(entry.id, _read_stdin())
+            text = _read_stdin()
+            if not text:
+                # An empty pipe is far more often a mistake (a failed command upstream) than a wish.
+                raise UsageError(
+                    f"standard input was empty; the note was not changed (to clear it: studytui note {entry.id} --text \"\")"
+                )
+            store.set_note(entry.id, text)
         else:
             old = store.get_note(entry.id)
             new, temp = _edit_text(old, entry.id)
@@ -258,10 +314,15 @@ def cmd_note(args: argparse.Namespace) -> int:
                 _out(f"{entry.id}: note unchanged\n")
                 return 0
             try:
-                store.set_note(entry.id, new)
+                kept_both = store.save_edited_note(entry.id, old, new, source="the editor")
             except StudyError as exc:
                 raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
             temp.unlink(missing_ok=True)
+            if kept_both:
+                _err(
+                    f"The note on {entry.id} changed while the editor was open; both versions were kept "
+                    f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
+                )
         chars = len(store.get_note(entry.id))
     _out(f"{entry.id}: note saved ({chars} characters)\n")
     return 0
@@ -287,18 +348,21 @@ def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
 def cmd_progress(args: argparse.Namespace) -> int:
     from studytui.study import progress_summary
 
+    from studytui.commands.practice import print_progress_practice, progress_practice
+
     guide, store = _open(args)
     with store:
         summary = progress_summary(guide, store.states())
+        practice = progress_practice(guide, store)
     if args.json:
         from studytui.output import print_json
 
-        print_json(summary.to_dict())
+        print_json({**summary.to_dict(), "practice": practice})
         return 0
     from rich.table import Table
     from rich.text import Text
 
-    from studytui.output import console
+    from studytui.output import console, visible
 
     con = console()
     # The numbers and bars keep their width; long section titles give way (ellipsis).
@@ -324,33 +388,62 @@ def cmd_progress(args: argparse.Namespace) -> int:
         con.print(Text(f"\nKept for {len(summary.orphans)} entr{'y' if len(summary.orphans) == 1 else 'ies'} no longer in the guide (orphans; exported with everything else):", style="bold"))
         for o in summary.orphans:
             note = f", note of {len(o.note)} characters" if o.note else ""
-            con.print(Text(f"  {o.entry_id} ({o.state}{note})"))
+            con.print(Text(f"  {visible(o.entry_id)} ({o.state}{note})"))
+    print_progress_practice(practice)
     return 0
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Temp file in the same directory, fsync, rename over: a crash leaves the old file or the new."""
+def _export_target(path: Path) -> tuple[Path, int | None]:
+    """Where an export to `path` really goes, and the mode of the file it replaces.
+
+    Through a symlink to its target, so a link into a backup folder keeps pointing at the fresh
+    copy; a FIFO, device, socket or directory is refused (replacing one would break whatever
+    uses it, and writing into a FIFO could block for ever).
+    """
+    import stat
+
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return target, None
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"cannot write {path}: it is a directory; nothing was written")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
+        raise UsageError(f"cannot write {path}: it is {kind}, not a regular file; nothing was written")
+    return target, stat.S_IMODE(st.st_mode)
+
+
+def _write_atomically(path: Path, data: bytes) -> Path:
+    """Temp file in the same directory, fsync, rename over: a crash leaves the old file or the new.
+    Any failure removes the temp file. Returns the file written (a symlink's target)."""
     import tempfile
 
-    directory = path.parent if str(path.parent) else Path(".")
+    target, mode = _export_target(path)
+    directory = target.parent
     if not directory.is_dir():
         raise UsageError(f"cannot write {path}: directory {directory} does not exist")
-    if path.is_dir():
-        raise UsageError(f"cannot write {path}: it is a directory")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=".studytui-export.", suffix=".tmp", dir=directory)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        if mode is not None:
+            os.chmod(tmp, mode)  # the replaced file's permissions, not mkstemp's 0600
+        os.replace(tmp, target)
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise UsageError(
+                f"cannot write {path}: {exc.strerror or exc}; nothing was written and any old file there is unchanged"
+            ) from None
         raise
     try:  # make the rename itself durable
         dfd = os.open(directory, os.O_RDONLY)
@@ -360,6 +453,7 @@ def _write_atomically(path: Path, data: bytes) -> None:
             os.close(dfd)
     except OSError:
         pass
+    return target
 
 
 def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], exported_at: str) -> str:
@@ -397,27 +491,57 @@ def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], ex
 def cmd_export(args: argparse.Namespace) -> int:
     import json
 
+    from studytui.store import EntryProgress
+
     fmt = args.format or ("md" if args.path.lower().endswith((".md", ".markdown")) else "json")
-    guide, store = _open(args)
+    if fmt == "json" and args.format is None and args.path.lower().endswith(".apkg"):
+        fmt = "anki"
+    # salvage: a damaged database is exactly when a backup matters; export what can be read.
+    guide, store = _open(args, salvage=True)
+    if fmt in ("anki", "vault"):
+        from studytui.commands.takealong import export_other
+
+        with store:
+            return export_other(fmt, args.path, guide, store)
     with store:
         data = store.export_json()
-        if fmt == "md":
-            text = journal_markdown(guide, store.states(), store.section_notes(), data["exported_at"])
-        else:
-            text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    payload = text.encode("utf-8")
+        damaged = store.damaged
+    if fmt == "md":
+        states = {e["entry_id"]: EntryProgress(**e) for e in data["entries"]}
+        sections = {s["section_id"]: s["note"] for s in data["section_notes"]}
+        text = journal_markdown(guide, states, sections, data["exported_at"])
+    else:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    warning = (
+        f"warning: the database is damaged ({damaged}); this export holds only what could still be read\n"
+        if damaged else ""
+    )
     if args.path == "-":
+        from studytui.output import for_terminal
+
+        # JSON escapes control characters itself; the journal is the learners' text, shown
+        # visibly at a terminal and verbatim into a pipe.
+        payload = (for_terminal(text) if fmt == "md" else text).encode("utf-8")
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)
         sys.stdout.flush()
-        return 0
+        _err(warning)
+        return 1 if damaged else 0
     path = Path(args.path).expanduser()
-    _write_atomically(path, payload)
+    written = _write_atomically(path, text.encode("utf-8"))
     n_notes = sum(1 for e in data["entries"] if e["note"])
-    sys.stderr.write(
-        f"Wrote {path} ({fmt}: {len(data['entries'])} entries, {n_notes} notes, {len(data['events'])} events)\n"
+    via = f" (through the link {path})" if written != path and path.is_symlink() else ""
+    _err(
+        f"Wrote {written}{via} ({fmt}: {len(data['entries'])} entries, {n_notes} notes, {len(data['events'])} events)\n"
     )
-    return 0
+    _err(warning)
+    return 1 if damaged else 0
+
+
+def _printable_name(name: str) -> str:
+    """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) become U+FFFD,
+    so the name can be printed and stored in a conflict marker."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _read_export(path_arg: str) -> tuple[Any, str]:
@@ -427,20 +551,36 @@ def _read_export(path_arg: str) -> tuple[Any, str]:
         raw, name = sys.stdin.buffer.read(), "stdin"
     else:
         path = Path(path_arg).expanduser()
-        name = path.name
+        name = _printable_name(path.name)
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}; nothing was changed") from None
     try:
         return json.loads(raw.decode("utf-8")), name
+    except RecursionError:
+        raise UsageError(f"{path_arg} is nested too deeply to be a studytui export; nothing was changed") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{path_arg} is not a JSON export ({str(exc).splitlines()[0]}); nothing was changed") from None
+
+
+def _is_folder(path: str) -> bool:
+    # An odd path (unknown ~user, over-long name) is not a folder; _read_export names the problem.
+    try:
+        return Path(path).expanduser().is_dir()
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def cmd_import(args: argparse.Namespace) -> int:
     from studytui.study import alias_map
 
+    if args.path != "-" and _is_folder(args.path):
+        from studytui.commands.takealong import import_vault
+
+        guide, store = _open(args)
+        with store:
+            return import_vault(args, guide, store)
     data, name = _read_export(args.path)
     guide, store = _open(args)
     known = {e.id for e in guide.entries} | set(alias_map(guide))
@@ -457,13 +597,93 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 0
     _out(
         f"Imported {name}: {report.entries_added} entries added, {report.states_updated} states and "
-        f"{report.notes_updated} notes updated, {report.events_added} events added.\n"
+        f"{report.notes_updated} notes updated, {report.events_added} events added, "
+        f"{report.attempts_added} practice attempts added.\n"
     )
+    from studytui.output import for_terminal
+
     if report.notes_conflicted:
-        _out(
+        _out(for_terminal(
             f"Both versions kept (marked with a '--- studytui: conflicting note' line) for: "
             f"{', '.join(report.notes_conflicted)}\n"
-        )
+        ))
     if report.orphans:
-        _out(f"Kept as orphans (not in this guide): {', '.join(report.orphans)}\n")
+        _out(for_terminal(f"Kept as orphans (not in this guide): {', '.join(report.orphans)}\n"))
+    return 0
+
+
+def _history_id(guide: Any, store: Any, entry_id: str) -> str:
+    from studytui.study import unknown_entry_message
+
+    entry = guide.get(entry_id)
+    if entry is not None:
+        return entry.id
+    if entry_id in store.states() or store.note_history(entry_id):
+        return entry_id  # an orphan: its history is how a learner gets the text back
+    raise UsageError(unknown_entry_message(guide, entry_id))
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from studytui.output import for_terminal, visible
+
+    guide, store = _open(args)
+    with store:
+        entry_id = _history_id(guide, store, args.id)
+        if args.restore is not None:
+            versions = store.note_history(entry_id)
+            changed = store.restore_note(entry_id, args.restore)
+            if args.json:
+                from studytui.output import print_json
+
+                print_json({"entry_id": entry_id, "restored": args.restore, "changed": changed})
+                return 0
+            if changed:
+                _out(f"{entry_id}: version {args.restore} restored as version {len(versions) + 1}; "
+                     f"the text it replaced stays in the history\n")
+            else:
+                _out(f"{entry_id}: the note already holds version {args.restore}; nothing changed\n")
+            return 0
+        versions = store.note_history(entry_id)
+    if args.show is not None:
+        if not 1 <= args.show <= len(versions):
+            span = f"versions 1-{len(versions)}" if versions else "no saved versions"
+            raise UsageError(f"the note on '{entry_id}' has no version {args.show} ({span})")
+        chosen = versions[args.show - 1]
+        if args.json:
+            from studytui.output import print_json
+
+            print_json({"entry_id": entry_id, **chosen.to_dict()})
+        else:
+            _out_verbatim(chosen.text)
+        return 0
+    if args.json:
+        from studytui.output import print_json
+
+        print_json({"entry_id": entry_id, "versions": [v.to_dict() for v in versions]})
+        return 0
+    if not versions:
+        _out(for_terminal(f"No saved versions of a note on {entry_id}.\n"))
+        return 0
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.output import console
+
+    table = Table(box=None, header_style="bold", pad_edge=False)
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("saved (UTC)", no_wrap=True)
+    table.add_column("chars", justify="right", no_wrap=True)
+    table.add_column("begins", overflow="ellipsis", no_wrap=True)
+    table.add_column("", style="dim", no_wrap=True)
+    for v in versions:
+        when = (v.at or "unknown time")[:19].replace("T", " ")
+        first = next((line for line in v.text.splitlines() if line.strip()), "")
+        marks = ", ".join(filter(None, (f"restores {v.restored_from}" if v.restored_from else "", "current" if v.current else "")))
+        table.add_row(str(v.number), when, str(len(v.text)), Text(visible(first[:200])), marks)
+    con = console()
+    con.print(Text(f"Versions of the note on {visible(entry_id)}, oldest first:", style="bold"))
+    con.print(table)
+    con.print(
+        Text(f"See one: studytui history {visible(entry_id)} --show N   Restore one: studytui history {visible(entry_id)} --restore N", style="dim")
+    )
     return 0

@@ -3,7 +3,9 @@
 The loader already rejects anything structurally wrong and every rule that concerns one entry
 (https URLs, admitted kinds, dated Frontier entries, watchlist items without a URL saying why,
 performance claims without their five fields, unique ids, no URL twice in a subsection). This
-module adds what spans other parts of the project: measured hardware profiles and try-it links.
+module adds what spans other parts of the project: measured hardware profiles and try-it links,
+the provenance of entries added after the pinned copy of the guide, and the agreement between
+entry roles and the policy text.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ def _line_of_entry(files: dict, entry) -> int:
     yf = files.get(entry.source_file)
     if yf is None:
         return 1
-    m = re.search(rf"(?m)^\s*-?\s*id:\s*['\"]?{re.escape(entry.id)}['\"]?\s*$", yf.text)
+    m = re.search(rf"(?m)^[ \t]*-?[ \t]*id:[ \t]*['\"]?{re.escape(entry.id)}['\"]?[ \t]*$", yf.text)
     return yf.text.count("\n", 0, m.start()) + 1 if m else 1
 
 
@@ -76,11 +78,91 @@ def _try_it_problems(guide: Guide, files: dict) -> list[str]:
     return problems
 
 
+def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+    try:
+        from studytui.practice.check import check_problems
+    except ImportError:
+        return []
+    return check_problems(content_dir, guide)
+
+
+def _file_named(files: dict, name: str):
+    for display, yf in files.items():
+        if Path(display).name == name:
+            return yf
+    return None
+
+
+def _provenance_problems(guide: Guide, files: dict) -> list[str]:
+    """An entry dated after the pinned README was not read there: it must say `placement: inferred`.
+
+    The pinned README's date is `source.commit_verified_on` in guide.yaml (its Frontier
+    "Verified on" date). An inferred entry must also be dated after it, so the mark cannot drift
+    onto entries that were read in that README.
+    """
+    top = _file_named(files, "guide.yaml")
+    if top is None or not isinstance(top.data, dict):
+        return []
+    source = top.data.get("source") if isinstance(top.data.get("source"), dict) else {}
+    pinned = source.get("commit_verified_on")
+    pinned = pinned.isoformat() if hasattr(pinned, "isoformat") else pinned
+    if not isinstance(pinned, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", pinned):
+        return [f"{top.where(('source',))}: 'source.commit_verified_on' must give the pinned README's "
+                "Frontier 'Verified on' date (YYYY-MM-DD)"]
+    problems = []
+    inferred = 0
+    for e in guide.entries:
+        where = f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}'"
+        later = e.date is not None and e.date > pinned
+        if later and e.placement != "inferred":
+            problems.append(f"{where}: dated {e.date}, after the pinned README ({pinned}), so it was not read "
+                            "there: add 'placement: inferred'")
+        elif e.placement == "inferred" and not later:
+            problems.append(f"{where}: 'placement: inferred' needs a 'date' after the pinned README ({pinned})")
+        inferred += e.placement == "inferred"
+    read = source.get("read")
+    if inferred and not (isinstance(read, list) and any("update notes" in str(r) for r in read)):
+        problems.append(f"{top.where(('source',))}: {inferred} entries are placed from update notes; "
+                        "'source.read' must say so")
+    return problems
+
+
+def _role_problems(guide: Guide, files: dict) -> list[str]:
+    """Roles in content and the policy text agree: every role used is described in the text (by
+    its label), a core entry is of a core kind, and no other kind is marked core."""
+    yf = _file_named(files, "policy.yaml")
+    if yf is None or not isinstance(yf.data, dict):
+        return []
+    roles = yf.data.get("roles")
+    if not isinstance(roles, list) or not all(isinstance(r, dict) and isinstance(r.get("id"), str)
+                                               and isinstance(r.get("label"), str) for r in roles):
+        return [f"{yf.where(('roles',))}: 'roles' must list each role as {{id, label}}"]
+    problems = []
+    text = guide.policy.text
+    for i, role in enumerate(roles):
+        if role["label"] not in text:
+            problems.append(f"{yf.where(('roles', i))}: role '{role['id']}' is not described in the policy text "
+                            f"(its label {role['label']!r} does not appear there)")
+    known = {r["id"] for r in roles}
+    core_kinds = set(guide.policy.admitted_kinds)
+    for e in guide.entries:
+        where = f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}'"
+        if e.role not in known:
+            problems.append(f"{where}: role '{e.role}' is not described in policy.yaml")
+        elif e.role == "core" and e.kind not in core_kinds:
+            problems.append(f"{where}: kind '{e.kind}' is not a core kind ({', '.join(sorted(core_kinds))}), "
+                            "so its role cannot be core (use companion)")
+    return problems
+
+
 def check_content(content_dir: str | Path) -> CheckReport:
     path = Path(content_dir)
     parsed = parse_content(path)
     problems = list(parsed.problems)
     if parsed.guide is not None:
         problems += _try_it_problems(parsed.guide, parsed.files)
+        problems += _provenance_problems(parsed.guide, parsed.files)
+        problems += _role_problems(parsed.guide, parsed.files)
     problems += _profile_problems(path)
+    problems += _practice_problems(path, parsed.guide)
     return CheckReport(problems=problems, guide=parsed.guide)

@@ -22,6 +22,7 @@ from studytui.guide.model import (
     Entry,
     GlossaryTerm,
     Guide,
+    PLACEMENTS,
     Policy,
     Section,
     Subsection,
@@ -34,7 +35,7 @@ ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 ROLES = ("core", "companion", "watchlist", "policy")
 ENTRY_KEYS = {
     "id", "title", "url", "kind", "summary", "authors", "year", "tags", "aliases", "role", "date",
-    "no_url_reason", "also_names", "related_urls", "claims", "try_it",
+    "no_url_reason", "also_names", "related_urls", "claims", "try_it", "placement",
 }
 SECTION_KEYS = {"id", "title", "intro", "ordered", "verified_on", "subsections"}
 SUBSECTION_KEYS = {"id", "title", "entries"}
@@ -84,7 +85,42 @@ def _str_tuple(value: Any) -> tuple[str, ...] | None:
 
 
 def _is_https(url: Any) -> bool:
-    return isinstance(url, str) and url.startswith("https://") and len(url) > len("https://") and " " not in url
+    return (
+        isinstance(url, str) and url.startswith("https://") and len(url) > len("https://")
+        and not any(c.isspace() for c in url)
+    )
+
+
+# Content text reaches terminals and browsers: no control characters anywhere (an ESC in a title
+# would be a terminal command), and none at all, tabs and line breaks included, in one-line fields.
+_CONTROL_IN_PROSE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f]")
+ONE_LINE_FIELDS = {
+    "id", "title", "url", "kind", "role", "date", "year", "term", "authors", "tags", "aliases",
+    "also_names", "related_urls", "calc", "label", "verified_on", "see", "sections", "glossary", "policy",
+    "admitted_kinds", "claim_fields", "repo", "license",
+}
+
+
+def _control_problems(data: Any, path: tuple = (), field: str | None = None) -> list[tuple[tuple, str]]:
+    """(path, message) for every string (keys too) holding a control character it may not hold."""
+    found: list[tuple[tuple, str]] = []
+    if isinstance(data, str):
+        pattern = _CONTROL_IN_LINE if field in ONE_LINE_FIELDS else _CONTROL_IN_PROSE
+        bad = pattern.search(data)
+        if bad:
+            where = f"'{field}'" if field else "a value"
+            found.append((path, f"control character {bad.group()!r} in {where}: content must be plain text"))
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and _CONTROL_IN_LINE.search(key):
+                found.append((path, f"control character in the key {key!r}"))
+                continue
+            found.extend(_control_problems(value, path + (key,), key if isinstance(key, str) else field))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found.extend(_control_problems(value, path + (i,), field))
+    return found
 
 
 class _Builder:
@@ -103,6 +139,8 @@ class _Builder:
             self.report.problems.extend(exc.problems)
             return None
         self.files[yf.display] = yf
+        for where, message in _control_problems(yf.data):
+            self.report.add(yf, where, message)
         return yf
 
     # -- guide.yaml ---------------------------------------------------------------------------
@@ -297,6 +335,10 @@ class _Builder:
             add(("date",), f"'date' must be an ISO date (YYYY-MM-DD), got {date!r}")
         if sid == FRONTIER_ID and date is None:
             add(("id",), "Frontier entries must carry a 'date' (when they were verified or added)")
+        placement = data.get("placement")
+        if placement is not None and placement not in PLACEMENTS:
+            add(("placement",), f"'placement' must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
+            placement = None
         claims = self.claims(add, data.get("claims"))
         try_it = self.try_it(add, data.get("try_it"))
         entry = Entry(
@@ -307,7 +349,7 @@ class _Builder:
             aliases=lists["aliases"], role=role, date=date,
             no_url_reason=no_url_reason if isinstance(no_url_reason, str) else None,
             also_names=lists["also_names"], related_urls=lists["related_urls"], claims=claims,
-            try_it=try_it, source_file=yf.display,
+            try_it=try_it, placement=placement, source_file=yf.display,
         )
         self.index += 1
         return entry
@@ -327,7 +369,7 @@ class _Builder:
             missing = [f for f in CLAIM_FIELDS if not str(claim.get(f) or "").strip()]
             if missing:
                 add(("claims", i), "performance claim rejected: missing " + ", ".join(missing)
-                    + " (every number needs hardware, workload, precision, baseline and correctness method)")
+                    + " (every number needs " + ", ".join(CLAIM_FIELDS) + ")")
                 continue
             claims.append(Claim(**{k: str(claim[k]) for k in ("value",) + CLAIM_FIELDS}))
         return tuple(claims)

@@ -9,12 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-# The kinds of source the guide admits as core reading, and the extra kinds we use to classify
-# entries (books, courses and blogs are listed by the guide but are not primary sources).
+# The kinds of source the guide's policy counts as core (introducing paper, defining spec or
+# official docs, implementing repository, direct implementer report). `kind` itself is our own
+# classification; books, courses and blogs are kinds we use for what the guide lists beside them.
 ADMITTED_KINDS = ("paper", "spec", "docs", "repo", "report")
 ALL_KINDS = ADMITTED_KINDS + ("book", "course", "blog")
-# Fields every performance claim must carry (the guide's admission rule).
-CLAIM_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness")
+# Fields every performance claim must carry: the guide's five, plus the software versions and the
+# algorithm, which its CONTRIBUTING.md asks for alongside them.
+CLAIM_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness", "software", "algorithm")
+# `placement: inferred` marks an entry whose position was inferred from update notes, not read in
+# the README itself.
+PLACEMENTS = ("inferred",)
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,8 @@ class Claim:
     precision: str
     baseline: str
     correctness: str
+    software: str  # library, compiler and driver versions
+    algorithm: str  # the method or kernel variant measured
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,7 @@ class Entry:
     related_urls: tuple[str, ...] = ()
     claims: tuple[Claim, ...] = ()
     try_it: TryIt | None = None
+    placement: str | None = None  # "inferred": placed from update notes, position not confirmed
     source_file: str = ""
     source_line: int = 0
 
@@ -85,6 +93,7 @@ class Entry:
             "role": self.role,
             "date": self.date,
             "aliases": list(self.aliases),
+            "placement": self.placement,
             "try_it": (
                 {"calc": self.try_it.calc, "args": dict(self.try_it.args), "label": self.try_it.label}
                 if self.try_it

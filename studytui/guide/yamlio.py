@@ -13,7 +13,47 @@ import yaml
 
 from studytui.errors import ContentError
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class StrictLoader(_Base):  # type: ignore[misc, valid-type]
+    """The safe loader, stricter where silence would hide a mistake in content:
+    a key given twice is an error (YAML would silently keep the second `url:`), and an integer
+    too long for Python to read (a 5,000-digit `year:`) is an error at its line."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[object, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                key = (key_node.tag, key_node.value)
+                if key in seen:
+                    first = seen[key].start_mark.line + 1
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"duplicate key '{key_node.value}' (first given on line {first})", key_node.start_mark
+                    )
+                seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"number too long ({len(node.value)} characters)", node.start_mark
+            ) from None
+
+
+StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
+StrictLoader.add_constructor("tag:yaml.org,2002:map", StrictLoader.construct_yaml_map)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML with the strict loader. Raises yaml.YAMLError (with a mark where known) for
+    invalid YAML, duplicate keys, over-long numbers and nesting too deep to read."""
+    try:
+        return yaml.load(text, Loader=StrictLoader)
+    except RecursionError:
+        raise yaml.YAMLError("nested too deeply to read") from None
 
 
 class YamlFile:
@@ -27,7 +67,7 @@ class YamlFile:
         except (OSError, UnicodeDecodeError) as exc:
             raise ContentError([f"{self.display}:1: cannot read file: {exc}"]) from None
         try:
-            self.data: Any = yaml.load(self.text, Loader=_Loader)
+            self.data: Any = load_yaml(self.text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
             line = mark.line + 1 if mark is not None else 1
@@ -38,7 +78,10 @@ class YamlFile:
     def line_of(self, path: Sequence[str | int]) -> int:
         """1-based line of the value at `path` (keys and list indexes); the nearest parent if absent."""
         if self._root is None:
-            self._root = yaml.compose(self.text, Loader=yaml.SafeLoader)
+            try:
+                self._root = yaml.compose(self.text, Loader=_Base)
+            except (yaml.YAMLError, RecursionError):
+                return 1
         node = self._root
         line = node.start_mark.line + 1 if node is not None else 1
         for step in path:

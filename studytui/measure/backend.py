@@ -42,8 +42,8 @@ class Case(Protocol):
 
 @dataclass
 class CollectiveMeasurement:
-    op: str  # all_reduce | all_gather
-    nbytes: int  # as nccl-tests counts it: all_reduce the input, all_gather the gathered output
+    op: str  # all_reduce | all_gather | reduce_scatter | all_to_all
+    nbytes: int  # as nccl-tests counts it (see runner.BUS_FACTORS)
     world_size: int
     times_s: list[float]
     check: Check
@@ -74,8 +74,9 @@ class Backend(Protocol):
         """Seconds per repetition, timed on the device after `warmup` untimed runs."""
 
     def run_collectives(
-        self, ops: Sequence[str], sizes: Sequence[int], warmup: int, repetitions: int
-    ) -> list[CollectiveMeasurement]: ...
+        self, ops: Sequence[str], sizes: Sequence[int], warmup: int, repetitions: int, world: int | None = None
+    ) -> list[CollectiveMeasurement]:
+        """Each op at each size over `world` GPUs (default: all of them), one process per GPU."""
 
     def clocks_now(self) -> dict[str, Any]:
         """Current clocks (read after the heavy work, to show what the chip ran at)."""

@@ -14,6 +14,9 @@ GiB = 1 << 30
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
 COLLECTIVE_OPS = ("all_reduce", "all_gather")
+SWEEP_OPS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+# 1 MiB (latency-bound) to 8 GiB (bandwidth-bound), a factor of 4 apart, then 8 GiB.
+SWEEP_BYTES = (1 * MiB, 4 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, 1 * GiB, 4 * GiB, 8 * GiB)
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,8 @@ class MeasurePlan:
     precisions: tuple[str, ...] = PRECISIONS
     collective_bytes: tuple[int, ...] = ()
     collective_ops: tuple[str, ...] = COLLECTIVE_OPS
+    collective_gpus: tuple[int, ...] = ()  # world sizes to measure; empty: every local GPU
+    collectives_only: bool = False
     warmup: int = 5
     repetitions: int = 30
     gemm_repetitions: int = 20
@@ -30,8 +35,18 @@ class MeasurePlan:
     notes: list[str] = field(default_factory=list)
 
 
-def make_plan(quick: bool = False, device_memory_bytes: int | None = None) -> MeasurePlan:
-    """The plan for a run; sizes that would not fit the device's memory are dropped (and noted)."""
+def make_plan(
+    quick: bool = False,
+    device_memory_bytes: int | None = None,
+    collectives_sweep: bool = False,
+    collective_gpus: tuple[int, ...] = (),
+    collectives_only: bool = False,
+) -> MeasurePlan:
+    """The plan for a run; sizes that would not fit the device's memory are dropped (and noted).
+
+    `collectives_sweep` measures all four collectives from 1 MiB to 8 GiB, so both the
+    latency-bound and the bandwidth-bound regimes show.
+    """
     if quick:
         bandwidth = (256 * MiB, 1 * GiB)
         gemm = (4096, 8192)
@@ -54,10 +69,22 @@ def make_plan(quick: bool = False, device_memory_bytes: int | None = None) -> Me
         if fitting_gemm != gemm:
             notes.append("matrix sizes limited by device memory")
         gemm = fitting_gemm or (min(gemm),)
+    ops = COLLECTIVE_OPS
+    if collectives_sweep:
+        ops, collectives = SWEEP_OPS, SWEEP_BYTES
+        if device_memory_bytes:
+            # all_to_all holds an input and an output buffer of the full size, plus the check's.
+            fitting_coll = tuple(b for b in collectives if 4 * b <= device_memory_bytes)
+            if fitting_coll != collectives:
+                notes.append("collective sizes limited by device memory")
+            collectives = fitting_coll or (min(collectives),)
     return MeasurePlan(
-        bandwidth_bytes=bandwidth,
-        gemm_sizes=gemm,
+        bandwidth_bytes=() if collectives_only else bandwidth,
+        gemm_sizes=() if collectives_only else gemm,
         collective_bytes=collectives,
+        collective_ops=ops,
+        collective_gpus=tuple(collective_gpus),
+        collectives_only=collectives_only,
         warmup=warmup,
         repetitions=reps,
         gemm_repetitions=gemm_reps,

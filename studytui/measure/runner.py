@@ -218,28 +218,43 @@ def run_plan(
 
     collectives_note = None
     gpus = backend.gpu_count()
-    if gpus > 1 and plan.collective_bytes:
-        progress(f"  collectives over {gpus} GPUs")
-        try:
-            measurements = backend.run_collectives(plan.collective_ops, plan.collective_bytes, plan.warmup, plan.repetitions)
-        except Exception as exc:  # noqa: BLE001
-            _skip(skipped, "collectives", exc, progress)
-            measurements = []
+    worlds = [w for w in (plan.collective_gpus or (gpus,)) if 1 < w <= gpus]
+    for w in plan.collective_gpus:
+        if w > gpus:
+            skipped.append({"id": f"collectives-{w}gpu", "reason": f"asked for {w} GPUs; this machine has {gpus}"})
+    nccl: dict[str, Any] | None = None
+    if gpus > 1 and plan.collective_bytes and worlds:
         link = vendor.link_bw_per_direction if vendor else None
-        for m in measurements:
-            results.append(_collective_result(m, plan, link, vendor))
+        for world in worlds:
+            progress(f"  collectives over {world} GPUs")
+            try:
+                measurements = backend.run_collectives(
+                    plan.collective_ops, plan.collective_bytes, plan.warmup, plan.repetitions, world
+                )
+            except Exception as exc:  # noqa: BLE001
+                _skip(skipped, f"collectives-{world}gpu", exc, progress)
+                measurements = []
+            for m in measurements:
+                nccl = nccl or m.extra.get("nccl")
+                results.append(_collective_result(m, plan, link, vendor))
     else:
-        collectives_note = "collectives not measured: single GPU" if gpus <= 1 else "collectives not in this plan"
+        collectives_note = (
+            "collectives not measured: single GPU" if gpus <= 1
+            else f"collectives not measured: this machine has {gpus} GPUs, fewer than asked for" if plan.collective_gpus and not worlds
+            else "collectives not in this plan"
+        )
 
     run: dict[str, Any] = {
         "date": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "hardware": backend.describe_hardware(),
         "software": backend.describe_software(),
         "workload": {
-            "plan": "quick" if plan.quick else "full",
+            "plan": ("collectives only, " if plan.collectives_only else "") + ("quick" if plan.quick else "full"),
             "bandwidth_buffer_bytes": list(plan.bandwidth_bytes),
             "gemm_sizes": [f"{n}x{n}x{n}" for n in plan.gemm_sizes],
             "collective_bytes": list(plan.collective_bytes) if gpus > 1 else [],
+            "collective_ops": list(plan.collective_ops) if gpus > 1 else [],
+            "collective_gpus": worlds if gpus > 1 else [],
             "warmup": plan.warmup,
             "repetitions": plan.repetitions,
             "gemm_repetitions": plan.gemm_repetitions,
@@ -269,8 +284,11 @@ def run_plan(
         },
         "results": results,
     }
-    if clocks_after:
+    if clocks_after and plan.gemm_sizes:
         run["hardware"] = dict(run["hardware"], clocks_after_gemm=clocks_after)
+    if nccl:
+        run["software"] = dict(run["software"], **{"nccl": nccl.get("nccl")})
+        run["workload"]["collective_algorithm"] = {k: v for k, v in nccl.items() if k != "nccl"}
     if skipped:
         run["skipped"] = skipped
     if collectives_note:
@@ -280,21 +298,30 @@ def run_plan(
     return run
 
 
+# nccl-tests' conventions: what `bytes` counts, and the factor from algorithm to bus bandwidth.
+BUS_FACTORS: dict[str, tuple[str, str, Callable[[int], float]]] = {
+    "all_reduce": ("input", "2(n-1)/n", lambda n: 2 * (n - 1) / n),
+    "all_gather": ("gathered output", "(n-1)/n", lambda n: (n - 1) / n),
+    "reduce_scatter": ("input (all chunks)", "(n-1)/n", lambda n: (n - 1) / n),
+    "all_to_all": ("one rank's whole buffer", "(n-1)/n", lambda n: (n - 1) / n),
+}
+
+
 def _collective_result(m: CollectiveMeasurement, plan: MeasurePlan, link: float | None, vendor: VendorFigures | None) -> dict[str, Any]:
     n = m.world_size
-    factor = 2 * (n - 1) / n if m.op == "all_reduce" else (n - 1) / n
+    counted, factor_text, factor = BUS_FACTORS[m.op]
     workload = {
         "operation": f"NCCL {m.op} over {n} GPUs",
         "bytes": m.nbytes,
-        "bytes_counted": "input" if m.op == "all_reduce" else "gathered output",
+        "bytes_counted": counted,
         "gpus": n,
-        "bus_bandwidth": f"algorithm bandwidth x {'2(n-1)/n' if m.op == 'all_reduce' else '(n-1)/n'}",
+        "bus_bandwidth": f"algorithm bandwidth x {factor_text}",
         "warmup": plan.warmup,
     }
     rid = f"{m.op.replace('_', '-')}-{n}gpu-{size_label(m.nbytes)}"
     return judge(
         rid, m.op, m.dtype, workload, m.times_s, m.check, m.nbytes, "B/s (bus)", link,
-        "link bandwidth per direction (vendor, half the bidirectional figure)", vendor, rate_factor=factor,
+        "link bandwidth per direction (vendor, half the bidirectional figure)", vendor, rate_factor=factor(n),
     )
 
 

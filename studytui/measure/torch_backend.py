@@ -275,10 +275,12 @@ class TorchCudaBackend:
             self._ramped = True
         return time_with_events(case.run, warmup, repetitions)
 
-    def run_collectives(self, ops: Sequence[str], sizes: Sequence[int], warmup: int, repetitions: int) -> list[CollectiveMeasurement]:
+    def run_collectives(
+        self, ops: Sequence[str], sizes: Sequence[int], warmup: int, repetitions: int, world: int | None = None
+    ) -> list[CollectiveMeasurement]:
         from studytui.measure.torch_collectives import run_collectives
 
-        return run_collectives(list(ops), list(sizes), warmup, repetitions, torch.cuda.device_count())
+        return run_collectives(list(ops), list(sizes), warmup, repetitions, world or torch.cuda.device_count())
 
 
 def time_with_events(fn: Any, warmup: int, repetitions: int, min_warmup_s: float = 0.2) -> list[float]:

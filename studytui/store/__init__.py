@@ -19,10 +19,10 @@ import os
 from pathlib import Path
 
 from studytui.errors import StoreError
-from studytui.store.model import STATES, EntryProgress, ImportReport
+from studytui.store.model import STATES, EntryProgress, ImportReport, NoteVersion
 from studytui.store.store import DB_NAME, Store
 
-__all__ = ["DB_NAME", "STATES", "EntryProgress", "ImportReport", "Store", "StoreError", "open_store", "db_path"]
+__all__ = ["DB_NAME", "STATES", "EntryProgress", "ImportReport", "NoteVersion", "Store", "StoreError", "open_store", "db_path"]
 
 
 def db_path(data_dir: Path | str | os.PathLike[str] | None = None) -> Path:
@@ -32,10 +32,12 @@ def db_path(data_dir: Path | str | os.PathLike[str] | None = None) -> Path:
     return resolve(data_dir) / DB_NAME
 
 
-def open_store(data_dir: Path | str | os.PathLike[str] | None = None) -> Store:
+def open_store(data_dir: Path | str | os.PathLike[str] | None = None, salvage: bool = False) -> Store:
     """Open (never create until the first write) the store in `data_dir`.
 
-    Raises StoreError, naming the file, when it is damaged, not SQLite, or from a newer studytui;
-    such a file is left untouched.
+    Raises StoreError, naming the file, when it is damaged, not SQLite, not studytui's, or from a
+    newer studytui; such a file is left untouched. `salvage=True` opens a damaged file anyway,
+    for reading what is left (`Store.damaged` says what is wrong; writes are refused).
+    A file or directory that cannot be written opens read-only (`Store.read_only`).
     """
-    return Store(db_path(data_dir))
+    return Store(db_path(data_dir), salvage=salvage)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from studytui.errors import UsageError
@@ -11,6 +11,9 @@ from studytui.errors import UsageError
 STATES = ("pending", "learning", "done", "skipped")
 DEFAULT_STATE = "pending"
 COVERED_STATES = ("done", "skipped")
+# Imported times may run ahead of this clock by a little (another machine's clock); further in
+# the future they would win every "newer change wins" merge for years, so they are refused.
+FUTURE_SLACK = timedelta(days=2)
 
 
 def now_iso() -> str:
@@ -18,8 +21,9 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-def normalize_time(value: Any, what: str = "time") -> str | None:
-    """Any ISO 8601 time -> our fixed UTC format; None stays None. Raises UsageError otherwise."""
+def normalize_time(value: Any, what: str = "time", now: datetime | None = None) -> str | None:
+    """Any ISO 8601 time -> our fixed UTC format; None stays None. Raises UsageError otherwise,
+    also for a time that cannot be expressed in UTC or lies more than FUTURE_SLACK ahead of `now`."""
     if value is None:
         return None
     if not isinstance(value, str):
@@ -33,7 +37,14 @@ def normalize_time(value: Any, what: str = "time") -> str | None:
         raise UsageError(f"{what} is not an ISO 8601 time: {value!r}") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    try:
+        utc = parsed.astimezone(timezone.utc)
+    except OverflowError:
+        raise UsageError(f"{what} is out of range once converted to UTC: {value!r}") from None
+    limit = (now or datetime.now(timezone.utc)) + FUTURE_SLACK
+    if utc > limit:
+        raise UsageError(f"{what} is in the future ({value!r}); check the clock of the machine that wrote it") from None
+    return utc.isoformat(timespec="microseconds")
 
 
 def check_state(state: str) -> str:
@@ -82,6 +93,26 @@ class EntryProgress(NamedTuple):
         }
 
 
+class NoteVersion(NamedTuple):
+    """One saved version of a note, from the event log. `number` counts from 1, oldest first."""
+
+    number: int
+    at: str | None
+    text: str
+    restored_from: int | None = None  # this version restored version N
+    current: bool = False  # the note holds this text now
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "at": self.at,
+            "characters": len(self.text),
+            "restored_from": self.restored_from,
+            "current": self.current,
+            "text": self.text,
+        }
+
+
 @dataclass
 class ImportReport:
     """What `import_json` changed. `orphans`: imported ids that the guide does not know."""
@@ -94,6 +125,7 @@ class ImportReport:
     section_notes_updated: int = 0
     events_added: int = 0
     orphans: list[str] = field(default_factory=list)
+    attempts_added: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -105,6 +137,7 @@ class ImportReport:
             "section_notes_updated": self.section_notes_updated,
             "events_added": self.events_added,
             "orphans": list(self.orphans),
+            "attempts_added": self.attempts_added,
         }
 
 

@@ -66,8 +66,51 @@ def create_v1(conn: sqlite3.Connection) -> None:
     db["meta"].create({"key": str, "value": str}, pk="key")
 
 
-MIGRATIONS: dict[int, Migration] = {1: create_v1}
+def create_v2(conn: sqlite3.Connection) -> None:
+    """Practice attempts (additive: nothing in v1 changes). Each row is one graded answer; the
+    review schedule is replayed from these rows, so merging two stores merges schedules too."""
+    conn.execute(
+        "CREATE TABLE attempts (id INTEGER PRIMARY KEY, at TEXT NOT NULL, problem_id TEXT NOT NULL, "
+        "seed INTEGER NOT NULL, answer TEXT NOT NULL, correct INTEGER NOT NULL, relative_error REAL)"
+    )
+    # The natural key: an attempt imported twice (or from two devices' exports) is stored once.
+    conn.execute("CREATE UNIQUE INDEX attempts_key ON attempts (problem_id, at, seed, answer)")
+
+
+MIGRATIONS: dict[int, Migration] = {1: create_v1, 2: create_v2}
 SCHEMA_VERSION = max(MIGRATIONS)
+
+# Stamped in the file header (`PRAGMA application_id`, "STTY") so a foreign SQLite file that happens
+# to be named studytui.db is recognised and never migrated. Not part of the schema version: older
+# studytui files are recognised by their tables and stamped when first opened for writing.
+APPLICATION_ID = 0x53545459
+STUDYTUI_TABLES = {
+    "entries": {"entry_id", "state", "note", "state_changed_at", "last_opened_at", "note_updated_at"},
+    "section_notes": {"section_id", "note", "updated_at"},
+    "events": {"at", "kind", "entry_id", "section_id", "data"},
+    "ui_state": {"key", "value"},
+    "meta": {"key", "value"},
+}
+
+
+def application_id(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA application_id").fetchone()[0])
+
+
+def table_names(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def looks_like_studytui(conn: sqlite3.Connection) -> bool:
+    """True when the file holds studytui's tables with their columns (a file from before the stamp)."""
+    tables = table_names(conn)
+    for name, columns in STUDYTUI_TABLES.items():
+        if name not in tables:
+            return False
+        have = {r[1] for r in conn.execute(f"PRAGMA table_info({name})")}
+        if not columns <= have:
+            return False
+    return True
 
 
 class MigrationFailed(Exception):
@@ -157,6 +200,7 @@ def migrate(
             except Exception as exc:
                 raise MigrationFailed(current, version, exc) from exc
         conn.execute(f"PRAGMA user_version = {int(target)}")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

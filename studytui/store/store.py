@@ -15,6 +15,7 @@ The read path uses only the standard library's sqlite3; sqlite-utils is imported
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -24,11 +25,13 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from studytui.errors import StoreError, UsageError
 from studytui.store import schema
+from studytui.store.attempts import Attempt, check_attempt, parse_attempts
 from studytui.store.model import (
     DEFAULT_STATE,
     STATES,
     EntryProgress,
     ImportReport,
+    NoteVersion,
     check_state,
     check_text,
     merge_notes,
@@ -50,10 +53,47 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
+def _progress(row: tuple) -> EntryProgress:
+    """A stored row; a state that is not one of ours (a hand-edited file) reads as pending."""
+    p = EntryProgress(*row)
+    return p if p.state in STATES else p._replace(state=DEFAULT_STATE)
+
+
+def _loads(raw: Any, default: Any = None) -> Any:
+    try:
+        return json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        return default
+
+
+def _event_data(raw: Any) -> dict[str, Any]:
+    """An event's payload; unreadable JSON (a hand-edited file) is kept as text, never an error."""
+    value = _loads(raw, _UNREADABLE)
+    if isinstance(value, dict):
+        return value
+    return {"unreadable": raw if isinstance(raw, str) else repr(raw)}
+
+
+_UNREADABLE = object()
+
+
 def _check_id(entry_id: Any, what: str = "entry id") -> str:
     if not isinstance(entry_id, str) or not entry_id.strip():
         raise UsageError(f"{what} must be a non-empty string, not {entry_id!r}")
     return check_text(entry_id, what)
+
+
+def _not_writable_reason(path: Path) -> str | None:
+    """Why the database cannot be written, or None. os.access also sees read-only mounts."""
+    directory = path.parent
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            return "the file is read-only"
+    elif not directory.exists():
+        return None  # created on the first write
+    if not os.access(directory, os.W_OK):
+        return "its directory is read-only"
+    return None
 
 
 def fts_query(text: str) -> str | None:
@@ -66,17 +106,33 @@ def fts_query(text: str) -> str | None:
 
 
 class Store:
-    """Use `open_store()`. Safe to share between threads (calls are serialised by a lock)."""
+    """Use `open_store()`. Safe to share between threads (calls are serialised by a lock).
 
-    def __init__(self, path: Path, migrations: Mapping[int, schema.Migration] | None = None) -> None:
+    `read_only`: the file or its directory cannot be written (a read-only mount, a copy on a
+    read-only medium); everything can be read, every write raises StoreError saying so.
+    `salvage=True` (for `export`) opens a file that fails SQLite's quick integrity check instead of
+    refusing it: `damaged` then holds the finding, writes are refused and reads return what can
+    still be read.
+    """
+
+    def __init__(
+        self, path: Path, migrations: Mapping[int, schema.Migration] | None = None, salvage: bool = False
+    ) -> None:
         self.path = Path(path)
         self._migrations = migrations
+        self._salvage = salvage
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.RLock()
         self._clock: Callable[[], str] = now_iso
         self.backup_path: Path | None = None  # set when opening migrated the file
+        self.damaged: str | None = None
+        self.read_only_reason: str | None = _not_writable_reason(self.path)
         if self.path.exists():
             self._connect()
+
+    @property
+    def read_only(self) -> bool:
+        return self.read_only_reason is not None
 
     # -- connection -------------------------------------------------------------------------
 
@@ -96,21 +152,40 @@ class Store:
                 "(move it aside or restore a backup, then run studytui again)"
             )
 
+    def _open_connection(self) -> sqlite3.Connection:
+        options: dict[str, Any] = {
+            "timeout": BUSY_TIMEOUT_MS / 1000,
+            "isolation_level": None,  # we issue BEGIN/COMMIT ourselves
+            "check_same_thread": False,
+        }
+        if not self.read_only:
+            return sqlite3.connect(str(self.path), **options)
+        uri = self.path.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, **options)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
+        # A WAL database in a directory nobody can write: SQLite cannot create its shared-memory
+        # file there, so read the file as immutable (no writer can exist on a read-only medium).
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, **options)
+
     def _connect(self) -> sqlite3.Connection:
         self._check_file()
+        self.read_only_reason = _not_writable_reason(self.path)
         try:
-            conn = sqlite3.connect(
-                str(self.path),
-                timeout=BUSY_TIMEOUT_MS / 1000,
-                isolation_level=None,  # we issue BEGIN/COMMIT ourselves
-                check_same_thread=False,
-            )
+            conn = self._open_connection()
         except sqlite3.Error as exc:
             raise self._error(exc) from None
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA synchronous = FULL")
+            if not self.read_only:
+                conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
+            # Cheap proof the file is a readable database (a text file with a forged header).
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            stamped = self._check_identity(conn)
             version = schema.user_version(conn)
             latest = max(self._migrations) if self._migrations else schema.SCHEMA_VERSION
             if version > latest:
@@ -119,6 +194,11 @@ class Store:
                     f"reads up to {latest}); it was left untouched - upgrade studytui to use it"
                 )
             if version < latest:
+                if self.read_only:
+                    raise StoreError(
+                        f"{self.path} needs upgrading to schema version {latest} but is read-only "
+                        f"({self.read_only_reason}); it was left untouched"
+                    )
                 try:
                     self.backup_path = schema.migrate(conn, self.path, self._migrations)
                 except schema.MigrationFailed as exc:
@@ -127,10 +207,9 @@ class Store:
                         f"{exc.to_version} ({exc.cause}); it was rolled back and left as it was"
                     ) from None
             else:
-                # Cheap proof the file is a readable database (a text file with a forged header,
-                # a truncated copy): touch the schema and the main table once.
-                conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-                conn.execute("SELECT id FROM entries ORDER BY id DESC LIMIT 1").fetchone()
+                self._check_integrity(conn)
+                if not stamped:
+                    self._stamp(conn)
         except StoreError:
             conn.close()
             raise
@@ -140,20 +219,92 @@ class Store:
         self._conn = conn
         return conn
 
+    def _check_identity(self, conn: sqlite3.Connection) -> bool:
+        """Refuse a SQLite file that is not ours before anything is written to it. True if stamped."""
+        app_id = schema.application_id(conn)
+        if app_id == schema.APPLICATION_ID:
+            return True
+        tables = schema.table_names(conn)
+        if app_id == 0:
+            if not tables:
+                return False  # empty file: the first write creates our schema
+            if self._migrations is not None and schema.user_version(conn) == 0:
+                return False  # a test's own migrations from a hand-made legacy layout
+            if schema.user_version(conn) >= 1 and schema.looks_like_studytui(conn):
+                return False  # from before the stamp: recognised by its tables, stamped below
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StoreError(
+            f"{self.path} is not a studytui database (another program's SQLite file"
+            + (f" with tables {shown}" if tables else "")
+            + f", application id {app_id}); it was left untouched - move it aside or use another --data-dir"
+        )
+
+    def _check_integrity(self, conn: sqlite3.Connection) -> None:
+        """SQLite's quick_check (every page and b-tree, no index cross-check): partial damage
+        shows here, before any write could go into a damaged file."""
+        try:
+            rows = conn.execute("PRAGMA quick_check").fetchall()
+            problem = None if rows == [("ok",)] else "; ".join(str(r[0]) for r in rows[:2])
+        except sqlite3.OperationalError:
+            raise  # locked, busy, I/O: not a finding about the file's contents
+        except sqlite3.DatabaseError as exc:
+            problem = str(exc)
+        if problem is None:
+            return
+        problem = " ".join(problem.split())[:200]
+        if not self._salvage:
+            raise StoreError(
+                f"{self.path} is damaged ({problem}); it was left untouched - save what can still be "
+                "read with 'studytui export FILE', then move it aside or restore a backup"
+            )
+        self.damaged = problem
+
+    def _stamp(self, conn: sqlite3.Connection) -> None:
+        if self.read_only or self.damaged:
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            if schema.application_id(conn) == 0:
+                conn.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
+            conn.execute("COMMIT")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")  # not essential: stamped on a later open
+
     def _error(self, exc: sqlite3.Error) -> StoreError:
         message = str(exc)
         lowered = message.lower()
+        code = (getattr(exc, "sqlite_errorcode", None) or 0) & 0xFF  # primary code of an extended one
         if "locked" in lowered or "busy" in lowered:
             return StoreError(
                 f"{self.path} stayed locked by another studytui process for over "
                 f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed - try again"
             )
+        if code == sqlite3.SQLITE_FULL or "disk is full" in lowered:
+            return StoreError(
+                f"the disk holding {self.path} is full: this change was not saved, and nothing saved "
+                "before was lost - free some space and try again"
+            )
+        if code == sqlite3.SQLITE_IOERR or "disk i/o error" in lowered:
+            return StoreError(f"cannot read or write {self.path} ({message}); nothing was changed - try again")
         if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in lowered or "readonly" in lowered):
             return StoreError(f"cannot write {self.path} ({message}); check the data directory's permissions")
         return StoreError(
             f"{self.path} is damaged or not a studytui database ({message}); it was left untouched "
-            "(restore a backup or move it aside, then run studytui again)"
+            "(save what can still be read with 'studytui export FILE', then restore a backup or move it aside)"
         )
+
+    def _refuse_write(self) -> None:
+        if self.read_only:
+            raise StoreError(
+                f"{self.path} is read-only ({self.read_only_reason}): nothing was changed - reading and "
+                "'studytui export' still work"
+            )
+        if self.damaged:
+            raise StoreError(
+                f"{self.path} is damaged ({self.damaged}); nothing was written to it - save what can "
+                "still be read with 'studytui export FILE'"
+            )
 
     def _read_conn(self) -> sqlite3.Connection | None:
         if self._conn is None:
@@ -163,6 +314,7 @@ class Store:
         return self._conn
 
     def _write_conn(self) -> sqlite3.Connection:
+        self._refuse_write()
         if self._conn is None:
             if not self.path.exists():
                 try:
@@ -186,6 +338,7 @@ class Store:
         """One transaction, committed before the caller's write method returns."""
         with self._lock:
             conn = self._write_conn()
+            self._refuse_write()  # opening may have found the file read-only or damaged
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 yield conn
@@ -205,6 +358,15 @@ class Store:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+    def __del__(self) -> None:
+        # A sqlite3 connection sits in a reference cycle (its statement cache) and would stay open
+        # until the garbage collector runs; a store dropped without close() closes it now, so no
+        # stale connection lingers beside a new one in the same process.
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __enter__(self) -> "Store":
         return self
@@ -230,11 +392,11 @@ class Store:
 
     @staticmethod
     def _row_progress(row: tuple) -> EntryProgress:
-        return EntryProgress(*row)
+        return _progress(row)
 
     def _get(self, conn: sqlite3.Connection, entry_id: str) -> EntryProgress | None:
         row = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE entry_id = ?", (entry_id,)).fetchone()
-        return EntryProgress(*row) if row else None
+        return _progress(row) if row else None
 
     def _put(self, conn: sqlite3.Connection, p: EntryProgress) -> None:
         conn.execute(
@@ -253,7 +415,7 @@ class Store:
             if conn is None:
                 return {}
             rows = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY id").fetchall()
-        return {row[0]: EntryProgress(*row) for row in rows}
+        return {row[0]: _progress(row) for row in rows}
 
     def progress(self, entry_id: str) -> EntryProgress:
         with self._reading() as conn:
@@ -292,7 +454,7 @@ class Store:
             if conn is None:
                 return default
             row = conn.execute("SELECT value FROM ui_state WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else default
+        return _loads(row[0], default) if row else default
 
     def events(self, entry_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         """The event log, oldest first; with `limit`, the newest `limit` events (still oldest first)."""
@@ -306,7 +468,7 @@ class Store:
                 return []
             rows = conn.execute(sql, params).fetchall()
         return [
-            {"id": r[0], "at": r[1], "kind": r[2], "entry_id": r[3], "section_id": r[4], "data": json.loads(r[5])}
+            {"id": r[0], "at": r[1], "kind": r[2], "entry_id": r[3], "section_id": r[4], "data": _event_data(r[5])}
             for r in reversed(rows)
         ]
 
@@ -365,15 +527,87 @@ class Store:
         with self._writing() as conn:
             self._write_note(conn, entry_id, lambda old: old + ("\n" if old and not old.endswith("\n") else "") + text)
 
-    def _write_note(self, conn: sqlite3.Connection, entry_id: str, change: Callable[[str], str]) -> None:
+    def _write_note(
+        self, conn: sqlite3.Connection, entry_id: str, change: Callable[[str], str], extra: Mapping[str, Any] | None = None
+    ) -> bool:
         base = self._get(conn, entry_id) or EntryProgress(entry_id)
         new = change(base.note)
         if new == base.note:
-            return
+            return False
         at = self._clock()
+        if base.note and self._last_logged_note(conn, entry_id) != base.note:
+            # The text being replaced came from a merge (import, renamed entry) and is not in the
+            # log yet: log it first, so `history` can always bring it back.
+            self._log(conn, "note", base.note_updated_at or at, entry_id, data={"text": base.note})
         self._put(conn, _replace(base, note=new, note_updated_at=at))
         # The full text goes into the log: an overwritten note can always be recovered.
-        self._log(conn, "note", at, entry_id, data={"text": new})
+        self._log(conn, "note", at, entry_id, data={"text": new, **(extra or {})})
+        return True
+
+    def _last_logged_note(self, conn: sqlite3.Connection, entry_id: str) -> str | None:
+        row = conn.execute(
+            "SELECT data FROM events WHERE entry_id = ? AND kind = 'note' ORDER BY at DESC, id DESC LIMIT 1",
+            (entry_id,),
+        ).fetchone()
+        return None if row is None else _event_data(row[0]).get("text")
+
+    def save_edited_note(self, entry_id: str, base: str, text: str, source: str = "the editor") -> bool:
+        """Save `text`, edited from `base`, without overwriting a change made meanwhile.
+
+        If the stored note is still `base`, `text` replaces it. If someone else saved the note while
+        it was being edited, both are kept (see `merge_notes`, a marker line naming `source`).
+        Returns True when the stored note is not exactly `text` (the learner should look).
+        """
+        _check_id(entry_id)
+        check_text(text)
+        with self._writing() as conn:
+            current = self._get(conn, entry_id) or EntryProgress(entry_id)
+            if current.note == base:
+                self._write_note(conn, entry_id, lambda old: text)
+                return False
+            merged, _ = merge_notes(current.note, current.note_updated_at, text, self._clock(), source)
+            self._write_note(conn, entry_id, lambda old: merged)
+            return merged != text
+
+    def _note_history(self, conn: sqlite3.Connection, entry_id: str) -> list[NoteVersion]:
+        rows = conn.execute(
+            "SELECT at, data FROM events WHERE entry_id = ? AND kind = 'note' ORDER BY at, id", (entry_id,)
+        ).fetchall()
+        versions: list[tuple[str | None, str, int | None]] = []
+        for at, raw in rows:
+            data = _event_data(raw)
+            text = data.get("text")
+            if isinstance(text, str):
+                restored = data.get("restored_from")
+                versions.append((at, text, restored if isinstance(restored, int) and not isinstance(restored, bool) else None))
+        current = self._get(conn, entry_id)
+        if current is not None and current.note and (not versions or versions[-1][1] != current.note):
+            versions.append((current.note_updated_at, current.note, None))  # merged in, not logged yet
+        now = current.note if current is not None else ""
+        last = len(versions)
+        return [
+            NoteVersion(i, at, text, restored, current=(i == last and text == now))
+            for i, (at, text, restored) in enumerate(versions, start=1)
+        ]
+
+    def note_history(self, entry_id: str) -> list[NoteVersion]:
+        """Every saved version of an entry's note, oldest first, numbered from 1 (the event log)."""
+        _check_id(entry_id)
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            return self._note_history(conn, entry_id)
+
+    def restore_note(self, entry_id: str, number: int) -> bool:
+        """Make version `number` of the note current again, as a new version (nothing is removed).
+        Returns False when the note already holds that text. UsageError for an unknown number."""
+        _check_id(entry_id)
+        with self._writing() as conn:
+            versions = self._note_history(conn, entry_id)
+            if not 1 <= number <= len(versions):
+                span = f"versions 1-{len(versions)}" if versions else "no saved versions"
+                raise UsageError(f"the note on '{entry_id}' has no version {number} ({span})")
+            return self._write_note(conn, entry_id, lambda old: versions[number - 1].text, {"restored_from": number})
 
     def set_section_note(self, section_id: str, text: str) -> None:
         _check_id(section_id, "section id")
@@ -418,6 +652,8 @@ class Store:
         have progress they are merged (newer state wins, notes both kept). One transaction;
         nothing is written when no stored id is an alias. Returns the (old, new) pairs moved.
         """
+        if self.read_only or self.damaged:
+            return []  # readers map aliases themselves (study.canonical_states); nothing to move here
         stored = self.states()
         moves = [(old, new) for old, new in alias_map.items() if old in stored and old != new]
         if not moves:
@@ -440,40 +676,103 @@ class Store:
                 self._log(conn, "rename", at, new, data={"from": old})
         return moves
 
+    # -- practice attempts (schema v2) -------------------------------------------------------
+
+    def record_attempt(self, problem_id: str, seed: int, answer: str, correct: bool, relative_error: float | None = None) -> Attempt:
+        """Record one graded answer; returns it with its time."""
+        fields = check_attempt(problem_id, seed, answer, correct, relative_error)
+        with self._writing() as conn:
+            attempt = Attempt(self._clock(), *fields)
+            conn.execute(
+                "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
+                (attempt.at, attempt.problem_id, attempt.seed, attempt.answer, int(attempt.correct), attempt.relative_error),
+            )
+        return attempt
+
+    def attempts(self, problem_id: str | None = None) -> list[Attempt]:
+        """Recorded attempts, oldest first (all problems, or one)."""
+        where, params = ("WHERE problem_id = ?", (problem_id,)) if problem_id is not None else ("", ())
+        with self._reading() as conn:
+            if conn is None:
+                return []
+            rows = conn.execute(
+                f"SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts {where} ORDER BY at, id", params
+            ).fetchall()
+        return [Attempt(a, p, s, ans, bool(c), r) for a, p, s, ans, c, r in rows]
+
     # -- export / import --------------------------------------------------------------------
 
+    def _rows(self, conn: sqlite3.Connection, sql: str, key: Callable[[tuple], Any]) -> list[tuple]:
+        """All rows of `sql` (which ends in "ORDER BY id" or similar). In a damaged file, every
+        row that can still be read: forwards up to the damage, then backwards from the end."""
+        if not self.damaged:
+            return conn.execute(sql).fetchall()
+        rows: dict[Any, tuple] = {}
+        for order in ("", " DESC"):
+            try:
+                for row in conn.execute(sql + order):
+                    rows.setdefault(key(row), row)
+            except sqlite3.DatabaseError:
+                continue
+        return list(rows.values())
+
     def export_json(self) -> dict[str, Any]:
-        """A complete, re-importable backup: states, times, notes, section notes, UI, events."""
+        """A complete, re-importable backup: states, times, notes, section notes, UI, events.
+
+        From a damaged file (opened with salvage=True) it holds what could still be read, and
+        "damaged" says what SQLite found.
+        """
         with self._reading() as conn:
             entries: list[dict[str, Any]] = []
             sections: list[dict[str, Any]] = []
             ui: dict[str, Any] = {}
             events: list[dict[str, Any]] = []
+            attempts: list[dict[str, Any]] = []
             last_viewed = None
             if conn is not None:
                 # One read transaction so the backup is a consistent snapshot.
                 conn.execute("BEGIN")
                 try:
-                    entries = [
-                        EntryProgress(*r).to_dict()
-                        for r in conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries ORDER BY id")
-                    ]
+                    rows = self._rows(conn, f"SELECT id, {_ENTRY_COLUMNS} FROM entries ORDER BY id", lambda r: r[0])
+                    entries = [_progress(r[1:]).to_dict() for r in sorted(rows)]
                     sections = [
                         {"section_id": s, "note": n, "updated_at": u}
-                        for s, n, u in conn.execute("SELECT section_id, note, updated_at FROM section_notes ORDER BY section_id")
+                        for s, n, u in sorted(self._rows(
+                            conn, "SELECT section_id, note, updated_at FROM section_notes ORDER BY section_id",
+                            lambda r: r[0],
+                        ))
                     ]
-                    ui = {k: json.loads(v) for k, v in conn.execute("SELECT key, value FROM ui_state ORDER BY key")}
+                    ui = {
+                        k: _loads(v, v)
+                        for k, v in sorted(self._rows(conn, "SELECT key, value FROM ui_state ORDER BY key", lambda r: r[0]))
+                    }
+                    rows = self._rows(conn, "SELECT id, at, kind, entry_id, section_id, data FROM events ORDER BY id", lambda r: r[0])
                     events = [
-                        {"at": a, "kind": k, "entry_id": e, "section_id": s, "data": json.loads(d)}
-                        for a, k, e, s, d in conn.execute(
-                            "SELECT at, kind, entry_id, section_id, data FROM events ORDER BY at, id"
+                        {"at": a, "kind": k, "entry_id": e, "section_id": s, "data": _event_data(d)}
+                        for _, a, k, e, s, d in sorted(rows, key=lambda r: (str(r[1]), r[0]))
+                    ]
+                    try:
+                        row = conn.execute("SELECT value FROM meta WHERE key = 'last_viewed'").fetchone()
+                    except sqlite3.DatabaseError:
+                        if not self.damaged:
+                            raise
+                        row = None
+                    last_viewed = row[0] if row else None
+                    attempts = [
+                        Attempt(a, p, s, ans, bool(c), r).to_dict()
+                        for a, p, s, ans, c, r in conn.execute(
+                            "SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts ORDER BY at, id"
                         )
                     ]
-                    row = conn.execute("SELECT value FROM meta WHERE key = 'last_viewed'").fetchone()
-                    last_viewed = row[0] if row else None
                 finally:
-                    conn.execute("COMMIT")
-        return {
+                    try:
+                        conn.execute("COMMIT")
+                    except sqlite3.DatabaseError:
+                        if not self.damaged:
+                            raise
+                        if conn.in_transaction:  # a read that hit the damage leaves an error to clear
+                            conn.execute("ROLLBACK")
+        out = {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
             "schema_version": schema.SCHEMA_VERSION,
@@ -483,7 +782,11 @@ class Store:
             "section_notes": sections,
             "ui": ui,
             "events": events,
+            "attempts": attempts,
         }
+        if self.damaged:
+            out["damaged"] = self.damaged
+        return out
 
     def import_json(self, data: Any, known_ids: Iterable[str], source: str = "import") -> ImportReport:
         """Merge an export into this store in one transaction (all or nothing).
@@ -536,6 +839,12 @@ class Store:
                     report.events_added += 1
             for key, value in parsed.ui.items():
                 conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (key, _dumps(value)))
+            for a in parsed.attempts:
+                cursor = conn.execute(
+                    "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
+                    (a.at, a.problem_id, a.seed, a.answer, int(a.correct), a.relative_error),
+                )
+                report.attempts_added += cursor.rowcount
             if parsed.last_viewed is not None:
                 conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_viewed', ?)", (parsed.last_viewed,))
             summary = report.to_dict()
@@ -555,6 +864,7 @@ class _ParsedExport:
         self.events: list[tuple[str, str, str | None, str | None, str]] = []
         self.ui: dict[str, Any] = {}
         self.last_viewed: str | None = None
+        self.attempts: list[Attempt] = []
 
 
 def _parse_export(data: Any) -> _ParsedExport:
@@ -562,7 +872,7 @@ def _parse_export(data: Any) -> _ParsedExport:
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise UsageError(f"not a studytui progress export (expected \"format\": \"{EXPORT_FORMAT}\")")
     version = data.get("version")
-    if not isinstance(version, int) or version > EXPORT_VERSION or version < 1:
+    if not isinstance(version, int) or isinstance(version, bool) or version > EXPORT_VERSION or version < 1:
         raise UsageError(f"unsupported export version {version!r} (this studytui reads version {EXPORT_VERSION})")
     out = _ParsedExport()
 
@@ -639,4 +949,5 @@ def _parse_export(data: Any) -> _ParsedExport:
     out.ui = dict(ui)
     last = data.get("last_viewed")
     out.last_viewed = None if last is None else _check_id(last, "last_viewed")
+    out.attempts = parse_attempts(data.get("attempts"))
     return out

@@ -75,6 +75,7 @@ class StudyApp(App[None]):
         # Progress keyed by current entry id (old ids folded in), refreshed on every change.
         self.progress: dict[str, EntryProgress] = {}
         self.summary: Summary  # set on mount, recomputed (studytui.study) after every change
+        self.practice_state: Any = None  # studytui.tui.practice.PracticeState, loaded after the first frame
         # Run once, right after the main screen's first frame is on the terminal (the launcher
         # uses this to resume garbage collection, paused for a faster start).
         self.after_first_frame: list[Callable[[], None]] = []
@@ -116,6 +117,8 @@ class StudyApp(App[None]):
         callbacks, self.after_first_frame = self.after_first_frame, []
         for callback in callbacks:
             callback()
+        for hook in self.registry.ready_hooks:
+            hook(self)
 
     def _remember_theme(self, theme: Any) -> None:
         self.store_write(self.store.set_ui, THEME_UI_KEY, theme.name)

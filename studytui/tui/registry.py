@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # Optional screen modules; each exposes `register(registry)`. A module that is not there is
 # skipped, so a key such as `c` stays unbound until its screens exist.
-PLUGIN_MODULES = ("studytui.tui.calc",)
+PLUGIN_MODULES = ("studytui.tui.calc", "studytui.tui.practice")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,8 @@ class Registry:
 
     screens: dict[str, ScreenSpec] = field(default_factory=dict)
     commands: list[PaletteCommand] = field(default_factory=list)
+    # Called with the app once the main screen's first frame is on the terminal (lazy loading).
+    ready_hooks: list[Callable[[StudyApp], Any]] = field(default_factory=list)
 
     def add_screen(self, spec: ScreenSpec) -> None:
         if spec.id in self.screens:

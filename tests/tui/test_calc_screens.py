@@ -32,9 +32,11 @@ TYPED_FIELD = {
     "gemm": "m",
     "transformer": "batch",
     "collective": "gpus",
-    "specdec": "alpha",
+    "specdec": "gamma",
     "kv": "context",
     "memory": "batch",
+    "occupancy": "threads",
+    "tile": "threads",
 }
 BAD_VALUES = ("abc", "-1", "0", "nan")
 

@@ -128,7 +128,7 @@ async def test_every_other_calculator_is_one_key_away_even_from_a_try_it(calc_ap
         screen = app.screen
         assert isinstance(screen, CalculatorScreen) and screen.spec.name == "gemm"
         strip = widget_text(screen.query_one("#calc-switcher"))
-        assert "F2 roofline" in strip and "F8 memory" in strip
+        assert "F: 2 roofline" in strip and "8 memory" in strip and "10 tile" in strip
         await pilot.press("f6")
         await pilot.pause()
         assert isinstance(app.screen, CalculatorScreen) and app.screen.spec.name == "specdec"

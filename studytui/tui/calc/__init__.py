@@ -25,6 +25,8 @@ CALCULATOR_TITLES: tuple[tuple[str, str], ...] = (
     ("specdec", "Speculative decoding"),
     ("kv", "KV cache"),
     ("memory", "Memory fit"),
+    ("occupancy", "Occupancy"),
+    ("tile", "GEMM tile budget"),
 )
 
 

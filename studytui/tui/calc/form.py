@@ -34,7 +34,7 @@ MODEL_DIMS = frozenset({
 })
 CEILING_OVERRIDES = frozenset({"peak_flops", "mem_bw", "link_bw", "profile", "hbm"})
 MORE_OPTIONS = frozenset({
-    "a_dtype", "b_dtype", "c_dtype", "sms", "quant_group", "quant_scale_bytes", "latency", "causal_half",
+    "a_dtype", "b_dtype", "c_dtype", "sms", "quant_group", "quant_scale_bytes", "latency", "causal", "net_bw", "domain",
     "mfu", "mbu", "mem_fraction",
 })
 GROUPS = (

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 # Calculators whose result is a point under a roofline (they report intensity and ceilings).
 PLOTTED = frozenset({"roofline", "gemm", "transformer"})
+# Calculators with a sweep plot instead (studytui/tui/calc/occupancy_plot.py).
+SWEEP_PLOTTED = frozenset({"occupancy"})
 DASH = "—"
 # Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
 # reading a profile parses YAML, too slow to repeat on every keystroke or every screen opening.
@@ -74,14 +76,19 @@ def _key_hint(plotted: bool, narrow: bool = False) -> Content:
     return Content(" ") + Content(gap).join(parts) + Content(gap + "tab next field")
 
 
-def _switcher_line(current: str) -> Content:
+SHORT_NAMES = {"transformer": "transf", "collective": "collect", "occupancy": "occup"}
+
+
+def _switcher_line(current: str, narrow: bool = False) -> Content:
+    """F2 roofline F3 gemm ...: every calculator, the current one highlighted, each clickable.
+    Narrow terminals get "F: 2 roofline 3 gemm 4 transf ..." so all of them fit in 80 columns."""
     parts = []
     for key, name in switch_keys():
-        label = f"{key.upper()} {name}"
+        label = f"{key[1:]} {SHORT_NAMES.get(name, name)}" if narrow else f"{key.upper()} {name}"
         style = "bold reverse" if name == current else ""
         markup = f"[@click=screen.switch('{name}')][{style}]$label[/][/]" if style else f"[@click=screen.switch('{name}')]$label[/]"
         parts.append(Content.from_markup(markup, label=label))
-    return Content(" ") + Content(" ").join(parts)
+    return Content(" F: " if narrow else " ") + Content(" ").join(parts)
 
 
 # Results a learner reads first, by the start of their label: they are shown above every other
@@ -165,7 +172,7 @@ class CalculatorScreen(Screen[None]):
         self._data_dir: Path | None = None
         self._catalog: Catalog | None = None
         self._initial: dict[str, str] = {}
-        self.panel = "plot" if launch.calc in PLOTTED else "explain"
+        self.panel = "plot" if launch.calc in PLOTTED | SWEEP_PLOTTED else "explain"
         self._texts: dict[str, str] = {"explain": DASH, "about": spec.description}
         self._computed_for: dict[str, str] | None = None
         self._painted = False
@@ -197,7 +204,7 @@ class CalculatorScreen(Screen[None]):
         self._initial = dict(values)
         models = choices_for("model") if any(f.kind == "model" for f in self.spec.fields) else []
         yield Static(Text(self._title_text(values)), id="calc-title")
-        yield Static(_switcher_line(self.spec.name), id="calc-switcher")
+        yield Static(_switcher_line(self.spec.name, narrow=self.app.size.width < 100), id="calc-switcher")
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
@@ -213,6 +220,10 @@ class CalculatorScreen(Screen[None]):
                         from studytui.tui.calc.plot import RooflinePlot
 
                         yield RooflinePlot(id="tab-plot")
+                    elif self.spec.name in SWEEP_PLOTTED:
+                        from studytui.tui.calc.occupancy_plot import OccupancyPlot
+
+                        yield OccupancyPlot(id="tab-plot")
                     with VerticalScroll(id="tab-text", classes="calc-text-scroll"):
                         yield Static("", id="calc-text", markup=False)
         yield Static(_key_hint(self.spec.name in PLOTTED, narrow=self.app.size.width < 100), id="calc-keys")
@@ -220,7 +231,7 @@ class CalculatorScreen(Screen[None]):
     @property
     def panels(self) -> list[tuple[str, str]]:
         """(id, title) of the panels under the results, in ctrl+l order."""
-        plot = [("plot", "Plot")] if self.spec.name in PLOTTED else []
+        plot = [("plot", "Plot")] if self.spec.name in PLOTTED | SWEEP_PLOTTED else []
         return [*plot, ("explain", "Explain"), ("about", "About")]
 
     def on_mount(self) -> None:
@@ -255,6 +266,7 @@ class CalculatorScreen(Screen[None]):
         return title
 
     def on_resize(self) -> None:
+        self.query_one("#calc-switcher", Static).update(_switcher_line(self.spec.name, narrow=self.size.width < 100))
         self.query_one("#calc-keys", Static).update(_key_hint(self.spec.name in PLOTTED, narrow=self.size.width < 100))
         self.form.set_label_width(28 if self.size.width >= 110 else 21)
         if self.result is not None:
@@ -388,6 +400,10 @@ class CalculatorScreen(Screen[None]):
 
     # --- plot ---------------------------------------------------------------------------------
     def _plot(self) -> RooflinePlot | None:
+        if self.spec.name in SWEEP_PLOTTED:
+            from studytui.tui.calc.occupancy_plot import OccupancyPlot
+
+            return self.query_one("#tab-plot", OccupancyPlot)  # type: ignore[return-value]
         if self.spec.name not in PLOTTED:
             return None
         from studytui.tui.calc.plot import RooflinePlot
@@ -415,6 +431,9 @@ class CalculatorScreen(Screen[None]):
     def _update_plot(self, result: Result, values: Mapping[str, str]) -> None:
         plot = self._plot()
         if plot is None:
+            return
+        if self.spec.name in SWEEP_PLOTTED:
+            plot.show(result.values, values.get("sweep") or None)  # type: ignore[call-arg]
             return
         from studytui.tui.calc.plot import Roof, WorkPoint
 

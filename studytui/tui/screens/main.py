@@ -152,6 +152,9 @@ class MainScreen(Screen[None]):
                 if item.id == section.id:
                     c = item.counts
                     text += f"  │  {section.title}: {c.done + c.skipped}/{c.total}"
+        practice = getattr(self.study_app, "practice_state", None)
+        if practice is not None and practice.status_text():
+            text += f"  │  {practice.status_text()}"
         self.query_one("#status", Static).update(Content(text))
 
     # --- showing things -----------------------------------------------------------------------

@@ -24,7 +24,7 @@ class PolicyScreen(Screen[None]):
         policy = self.guide.policy
         yield Static("Source policy", id="status")
         text = policy.text.rstrip()
-        text += "\n\n**Admitted kinds:** " + ", ".join(policy.admitted_kinds)
+        text += "\n\n**Kinds of core source (our labels):** " + ", ".join(policy.admitted_kinds)
         text += "\n\n**Every performance claim states:** " + ", ".join(policy.claim_fields)
         with VerticalScroll(id="policy-scroll"):
             yield Markdown(text, id="policy-text", open_links=False)

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from studytui.tui.widgets.note_panel import NotePanel
 
 FRONTIER_ID = "frontier"
+# Shown under the byline of entries whose position in the guide was inferred from update notes.
+PLACEMENT_NOTE = "placed from the update notes; position not confirmed"
 
 
 class SourceLink(Static):
@@ -113,6 +115,8 @@ class DetailPane(VerticalScroll):
             meta = meta + Content("  " + byline)
         if entry.role != "core":
             meta = meta + Content(f"  ({entry.role})")
+        if entry.placement == "inferred":
+            meta = meta + Content("\n" + PLACEMENT_NOTE, [Span(1, 1 + len(PLACEMENT_NOTE), Style(italic=True))])
         self._set("detail-meta", meta)
         if not self.ready:
             self._replay = lambda: self.show_entry(entry, state, last_opened_at, today)

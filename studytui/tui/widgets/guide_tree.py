@@ -40,6 +40,8 @@ class GuideTree(Tree[NodeData]):
         # section id -> (covered, total), from studytui.study.progress_summary.
         self.section_counts: dict[str, tuple[int, int]] = dict(section_counts)
         self.show_root = False
+        # section id -> (mastered, problems): practice mastery, shown once the learner has practised.
+        self.mastery: dict[str, tuple[int, int]] = {}
         self.guide_depth = 2
         self._section_nodes: dict[str, TreeNode[NodeData]] = {}
         self._entry_nodes: dict[str, TreeNode[NodeData]] = {}
@@ -62,8 +64,17 @@ class GuideTree(Tree[NodeData]):
         label = Text(no_wrap=True, overflow="ellipsis")
         # Counts first so a long title cut at the pane's edge never hides them.
         label.append(f"{covered}/{total} ", style="green" if total and covered == total else "dim")
+        if section.id in self.mastery:
+            mastered, problems = self.mastery[section.id]
+            label.append(f"◆{mastered}/{problems} ", style="cyan" if mastered else "dim")
         label.append(section.title, style="bold")
         return label
+
+    def set_mastery(self, mastery: Mapping[str, tuple[int, int]]) -> None:
+        """Practice mastery per section (empty: not shown); redraws the section rows."""
+        self.mastery = dict(mastery)
+        for section in self.guide.sections:
+            self._section_nodes[section.id].set_label(self.section_label(section))
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Tree measures every line on each rebuild by rendering its label; ours are plain

@@ -1,0 +1,113 @@
+"""`studytui guide diff README.md`: follow the living guide (what a newer README changes)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+DESCRIPTION = (
+    "Compare a copy of the guide's README.md (as downloaded from GitHub) with the content studytui "
+    "ships: entries added, removed, moved, retitled or with a changed URL (matched by URL first, then "
+    "by title), sections and subsections added, removed or renamed, the Frontier 'Verified on' date and "
+    "watchlist changes. Each difference names the README line and the content FILE:LINE. Then it lists "
+    "which of your entries with progress or notes are affected (removed ones become orphans, kept and "
+    "never lost). Exit 0 when nothing differs, 1 when something does, 2 for a file that is not the "
+    "guide's README."
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    group = sub.add_parser("guide", help="follow the living guide (diff against a newer README)",
+                           description="Commands that compare the shipped content with the guide upstream.")
+    inner = group.add_subparsers(dest="guide_command", metavar="COMMAND", parser_class=type(group))
+    inner.required = True
+    p = inner.add_parser("diff", help="what a newer copy of the guide's README changes", description=DESCRIPTION)
+    p.add_argument("readme", metavar="README", help="a copy of the guide's README.md")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--write-stubs", metavar="DIR",
+                   help="write a YAML stub (facts only: title, URL, where it goes) for each added entry into DIR; "
+                   "the summary is left for you to write, and 'studytui check' refuses an entry without one")
+    p.set_defaults(func=cmd_guide_diff)
+
+
+def visible(text: str) -> str:
+    """Text from a README may hold escape sequences: show them, never send them to the terminal."""
+    from studytui.output import one_line
+
+    return one_line(text)
+
+
+def compute(content: str | None, data_dir: str | None, readme_path: str) -> tuple[Any, Any, list[Any], bool]:
+    """(guide, diff, learner impacts, whether a store exists). Raises UsageError for bad input."""
+    from studytui.errors import UsageError
+    from studytui.guide import load_guide
+    from studytui.guide.diff import NotTheGuide, compare, learner_impact
+    from studytui.guide.readme import load_readme
+
+    readme = load_readme(readme_path)
+    guide = load_guide(content)
+    try:
+        diff = compare(guide, readme)
+    except NotTheGuide as exc:
+        raise UsageError(str(exc)) from None
+    impacts: list[Any] = []
+    have_store = False
+    from studytui.paths import data_dir as resolve_data
+
+    db = resolve_data(data_dir) / "studytui.db"
+    if db.exists():
+        from studytui.store import open_store
+
+        have_store = True
+        store = open_store(resolve_data(data_dir))
+        try:
+            impacts = learner_impact(guide, diff, store.states())
+        finally:
+            store.close()
+    return guide, diff, impacts, have_store
+
+
+def cmd_guide_diff(args: argparse.Namespace) -> int:
+    import sys
+
+    guide, diff, impacts, have_store = compute(args.content, args.data_dir, args.readme)
+    stubs = []
+    if args.write_stubs:
+        from studytui.guide.diff import write_stubs
+
+        stubs = write_stubs(guide, diff, args.write_stubs)
+    if args.json:
+        from studytui.output import print_json
+
+        print_json({
+            "readme": diff.readme,
+            "counts": diff.counts(),
+            "differences": [d.to_dict() for d in diff.differences],
+            "learner": [i.to_dict() for i in impacts],
+            "stubs": [str(p) for p in stubs],
+        })
+        return 1 if diff.differences else 0
+    out = sys.stdout
+    name = visible(diff.readme)
+    if not diff.differences:
+        out.write(f"{name}: no differences from the shipped content.\n")
+    else:
+        width = max(len(f"{name}:{d.readme_line}") for d in diff.differences)
+        cwidth = max(len(d.content) for d in diff.differences)
+        for d in diff.differences:
+            out.write(f"{name}:{d.readme_line}".ljust(width) + "  " + visible(d.content).ljust(cwidth)
+                      + f"  {d.kind:<18}  {visible(d.message)}\n")
+        counts = ", ".join(f"{n} {k}" for k, n in sorted(diff.counts().items()))
+        out.write(f"{len(diff.differences)} difference(s): {counts}\n")
+    if not have_store:
+        out.write("Your study data: none yet, so nothing of yours is affected.\n")
+    elif not impacts:
+        out.write("Your study data: none of your entries with progress or notes is affected.\n")
+    else:
+        out.write(f"Your study data: {len(impacts)} entr{'y' if len(impacts) == 1 else 'ies'} with progress or notes affected:\n")
+        for i in impacts:
+            extra = ", note" if i.has_note else ""
+            out.write(f"  {i.entry_id} ({i.state}{extra}): {', '.join(i.kinds)}: {i.outcome}\n")
+    for path in stubs:
+        out.write(f"stub written: {visible(str(path))}\n")
+    return 1 if diff.differences else 0

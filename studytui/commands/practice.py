@@ -1,0 +1,293 @@
+"""`studytui practice`: problems graded by the calculators, with spaced review.
+
+    studytui practice [SECTION] [--json]                       the problems, last results, mastery
+    studytui practice show ID [--seed N] [--json]              one variant's question
+    studytui practice answer ID VALUE [--seed N] [--reveal] [--json]   grade and record an attempt
+    studytui practice due [--json]                             what is due for review now
+
+Only argparse is imported at module level; handlers import the rest when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from studytui.errors import UsageError
+
+ACTIONS = ("show", "answer", "due")
+USAGE = (
+    "studytui practice [SECTION] [--json]\n"
+    "       studytui practice show ID [--seed N] [--json]\n"
+    "       studytui practice answer ID VALUE [--seed N] [--reveal] [--json]\n"
+    "       studytui practice due [--json]"
+)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "practice", help="practice problems graded by the calculators", usage=USAGE,
+        description=(
+            "Problems for every section, graded by running the calculators on the exact variant you "
+            "were shown. With no action: the problems (of SECTION, a section id or number), each one's "
+            "last result and the section's mastery. 'show ID' prints the question of your current "
+            "variant (a new one after each correct answer; --seed N picks one). 'answer ID VALUE' grades "
+            "and records an attempt: numbers may carry units ('31 ms', '0.031s', '8 GiB'), a bare number "
+            "is read in the question's unit, a choice is its name or number. A miss shows the next hint; "
+            "a hit (or --reveal) shows the answer and the worked solution. 'due' lists the problems "
+            "whose review is due (FSRS: a miss comes back within minutes, a hit days later)."
+        ),
+    )
+    p.add_argument("words", nargs="*", metavar="ARGS", help="SECTION | show ID | answer ID VALUE | due")
+    p.add_argument("--seed", metavar="N", help="the variant (0 to 2147483647) for show and answer")
+    p.add_argument("--reveal", action="store_true", help="answer: also show the expected answer and the solution")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_practice)
+
+
+def cmd_practice(args: argparse.Namespace) -> int:
+    words = list(args.words)
+    action = words[0] if words and words[0] in ACTIONS else "list"
+    rest = words[1:] if action != "list" else words
+    expected_count = {"list": (0, 1), "show": (1, 1), "answer": (2, 2), "due": (0, 0)}[action]
+    if not expected_count[0] <= len(rest) <= expected_count[1]:
+        shape = {"list": "practice [SECTION]", "show": "practice show ID", "answer": "practice answer ID VALUE",
+                 "due": "practice due"}[action]
+        raise UsageError(f"usage: studytui {shape} (got {len(rest)} argument(s); see 'studytui practice --help')")
+    if args.seed is not None and action not in ("show", "answer"):
+        raise UsageError("--seed applies to 'practice show' and 'practice answer' only")
+    if args.reveal and action != "answer":
+        raise UsageError("--reveal applies to 'practice answer' only")
+    from studytui.commands.study import _open
+    from studytui.practice.service import Practice, check_seed
+
+    if args.seed is not None:
+        check_seed(args.seed)  # before opening anything: a bad seed is a usage error, nothing else runs
+    guide, store = _open(args)
+    with store:
+        practice = Practice(guide, store)
+        if action == "show":
+            return _show(practice, rest[0], args)
+        if action == "answer":
+            return _answer(practice, rest[0], rest[1], args)
+        if action == "due":
+            return _due(practice, args)
+        return _list(practice, rest[0] if rest else None, args)
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+def _console():
+    from studytui.output import console
+
+    return console()
+
+
+def _json(obj: Any) -> int:
+    from studytui.output import print_json
+
+    print_json(obj)
+    return 0
+
+
+def _variant_json(variant) -> dict[str, Any]:
+    p = variant.problem
+    out = {
+        "id": p.id, "seed": variant.seed, "title": p.title, "section": p.section_id, "entries": list(p.entries),
+        "question": variant.question, "kind": p.kind, "unit": p.unit, "tolerance": p.tolerance,
+    }
+    if p.kind == "choice":
+        out["choices"] = list(variant.choices)
+    out["calc"] = variant.calc_call()
+    return out
+
+
+def _show(practice, problem_id: str, args) -> int:
+    variant = practice.variant(problem_id, args.seed)
+    if args.json:
+        return _json(_variant_json(variant))
+    from rich.text import Text
+
+    p = variant.problem
+    con = _console()
+    con.print(Text(p.title, style="bold") + Text(f"   {p.id} · seed {variant.seed}", style="dim"))
+    con.print(Text(variant.question))
+    if p.kind == "choice":
+        con.print(Text("Choices: " + ", ".join(f"{i}) {c}" for i, c in enumerate(variant.choices, 1))))
+    else:
+        from studytui.practice.answers import unit_label
+
+        con.print(Text(f"Answer in {unit_label(p.unit)} (or with any unit of that kind); within {p.tolerance:.0%}.", style="dim"))
+    con.print(Text(f"Answer with: studytui practice answer {p.id} VALUE --seed {variant.seed}", style="dim"))
+    return 0
+
+
+def _expected_json(result, unit: str) -> Any:
+    exp = result.expected
+    if exp.choice is not None:
+        return exp.choice
+    from studytui.practice.answers import UNITS
+
+    factor = UNITS[unit][1]
+    return {"value": exp.value / factor, "unit": unit, "si": exp.value, "text": exp.display(unit)}
+
+
+def _answer(practice, problem_id: str, value: str, args) -> int:
+    problem = practice.get(problem_id)
+    result = practice.answer(problem_id, value, args.seed, reveal=args.reveal)
+    show_expected = result.correct or args.reveal
+    if args.json:
+        out: dict[str, Any] = {
+            "id": problem.id, "seed": result.seed, "correct": result.correct,
+            "relative_error": result.relative_error, "hint": result.hint,
+            "solution": result.solution if show_expected else None,
+        }
+        if show_expected:
+            out["expected"] = _expected_json(result, problem.unit)
+        return _json(out)
+    from rich.text import Text
+
+    con = _console()
+    if result.correct:
+        close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
+        con.print(Text(f"Correct{close}: {result.expected.display(problem.unit)}", style="bold green"))
+    else:
+        from studytui.practice.grading import miss_text
+
+        con.print(Text(miss_text(result, problem.tolerance), style="bold yellow"))
+        if result.hint:
+            con.print(Text("Hint: ", style="bold") + Text(result.hint))
+        if args.reveal:
+            con.print(Text(f"Expected: {result.expected.display(problem.unit)}", style="bold"))
+        else:
+            con.print(Text(f"Try again with the same --seed {result.seed}, or add --reveal to see the solution.", style="dim"))
+    if result.solution:
+        con.print(Text("Solution", style="bold"))
+        for line in result.solution:
+            con.print(Text(line))
+    return 0
+
+
+def _due_text(review, now) -> str:
+    late = now - review.due
+    hours = late.total_seconds() / 3600
+    return f"due {hours:.0f} h ago" if hours >= 1 else "due now"
+
+
+def _due(practice, args) -> int:
+    items = practice.due()
+    now = practice.now()
+    reviews = practice.reviews()
+    upcoming = sorted((r for r in reviews.values() if r.due > now and practice.set.get(r.problem_id)), key=lambda r: r.due)
+    if args.json:
+        return _json({
+            "now": now.isoformat(),
+            "due": [
+                {"id": r.problem_id, "title": practice.get(r.problem_id).title, "section": practice.get(r.problem_id).section_id,
+                 "due": r.due.isoformat(), "last_correct": r.last_correct, "attempts": r.attempts}
+                for r in items
+            ],
+            "next_due": upcoming[0].due.isoformat() if upcoming else None,
+            "new": sum(1 for p in practice.problems if p.id not in reviews),
+        })
+    from rich.text import Text
+
+    con = _console()
+    if not items:
+        when = f" Next review: {upcoming[0].due.strftime('%Y-%m-%d %H:%M')} UTC." if upcoming else ""
+        con.print(Text(f"Nothing is due for review.{when} New problems: 'studytui practice'."))
+        return 0
+    con.print(Text(f"{len(items)} problem(s) due for review:", style="bold"))
+    for r in items:
+        p = practice.get(r.problem_id)
+        mark = "✓" if r.last_correct else "✗"
+        con.print(Text(f"  {mark} {p.id}", style="cyan") + Text(f"  {p.title}  ({_due_text(r, now)})", style=""))
+    con.print(Text("Open one with: studytui practice show ID", style="dim"))
+    return 0
+
+
+def _list(practice, section_key: str | None, args) -> int:
+    sections = [practice.section(section_key)] if section_key else [s for s in practice.guide.sections if practice.for_section(s.id)]
+    mastery = practice.mastery()
+    reviews = practice.reviews()
+    now = practice.now()
+    rows = []
+    for s in sections:
+        for p in practice.for_section(s.id):
+            r = reviews.get(p.id)
+            rows.append((s, p, r))
+    if args.json:
+        return _json({
+            "sections": [
+                {**(mastery[s.id].to_dict() if s.id in mastery else {"section_id": s.id, "problems": 0}), "title": s.title}
+                for s in sections
+            ],
+            "problems": [
+                {"id": p.id, "title": p.title, "section": s.id, "kind": p.kind, "entries": list(p.entries),
+                 "last_correct": r.last_correct if r else None, "attempts": r.attempts if r else 0,
+                 "due": r.due.isoformat() if r else None, "is_due": bool(r and r.due <= now)}
+                for s, p, r in rows
+            ],
+        })
+    from rich.table import Table
+    from rich.text import Text
+
+    con = _console()
+    if not rows:
+        con.print(Text("No practice problems for this section yet."))
+        return 0
+    for s in sections:
+        m = mastery.get(s.id)
+        if m is None:
+            continue
+        con.print(Text(s.title, style="bold") + Text(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}), {m.due} due", style="dim"))
+        table = Table(box=None, show_header=False, pad_edge=False)
+        table.add_column("", no_wrap=True, width=1)
+        table.add_column("id", style="cyan", no_wrap=True)
+        table.add_column("title", overflow="ellipsis", no_wrap=True)
+        table.add_column("when", style="dim", no_wrap=True)
+        for _, p, r in (row for row in rows if row[0].id == s.id):
+            mark = "·" if r is None else ("✓" if r.last_correct else "✗")
+            when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
+            table.add_row(mark, p.id, p.title, when)
+        con.print(table)
+    con.print(Text("✓ last answer right  ✗ last answer wrong  · not tried.  Next: studytui practice show ID", style="dim"))
+    return 0
+
+
+def progress_practice(guide: Any, store: Any) -> dict[str, Any] | None:
+    """For `studytui progress`: per-section mastery and the due count (None when no problems load)."""
+    from studytui.errors import ContentError
+    from studytui.practice.service import Practice
+
+    try:
+        practice = Practice(guide, store)
+    except ContentError:
+        return None
+    mastery = practice.mastery()
+    return {
+        "sections": [mastery[s.id].to_dict() | {"title": s.title} for s in guide.sections if s.id in mastery],
+        "problems": len(practice.problems),
+        "mastered": sum(m.mastered for m in mastery.values()),
+        "due": len(practice.due()),
+    }
+
+
+def print_progress_practice(info: dict[str, Any] | None) -> None:
+    if not info:
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    con = _console()
+    table = Table(box=None, header_style="bold", pad_edge=False, title=None)
+    table.add_column("practice", no_wrap=True, overflow="ellipsis", max_width=max(12, con.width - 30))
+    table.add_column("mastery", justify="right", no_wrap=True)
+    table.add_column("%", justify="right", no_wrap=True)
+    table.add_column("due", justify="right", no_wrap=True)
+    for m in info["sections"]:
+        table.add_row(Text(m["title"]), f"{m['mastered']}/{m['problems']}", f"{100 * m['mastery']:.0f}%", str(m["due"]))
+    con.print()
+    con.print(table)
+    con.print(Text(f"{info['due']} problem(s) due for review: studytui practice due", style="dim"))

@@ -1,0 +1,86 @@
+"""Problems under `studytui check`: structure, entry links, and every problem run over seeds.
+
+A problem is rejected (FILE:LINE) when its text or arguments name a parameter it does not define,
+when its calculator refuses a variant, when an answer is not finite (or is zero, which no
+relative tolerance can grade), or when a choice problem's answer is not one of its choices.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from studytui.practice.model import Problem, TemplateError, render
+
+CHECK_SEEDS = tuple(range(12))
+
+
+def seeds_for(problem, seeds: Iterable[int] = CHECK_SEEDS) -> list[int]:
+    return list(seeds)
+
+
+def _template_field(p: Problem, values: dict) -> tuple:
+    """The path of the first field whose template fails (for its line number)."""
+    fields: list[tuple[tuple, str]] = [(("question",), p.question)]
+    fields += [(("choices", i), c) for i, c in enumerate(p.choices)]
+    fields += [(("calc", "args", k), str(v)) for k, v in p.calc_args.items()]
+    fields += [(("hints", i), h) for i, h in enumerate(p.hints)] + [(("notice",), p.notice)]
+    if p.pick:
+        values = {**values, "choice": ""}
+    for path, text in fields:
+        try:
+            render(text, values)
+        except TemplateError:
+            return path
+    return ("id",)
+
+
+def check_problems(content_dir: str | Path, guide=None, seeds: Iterable[int] = CHECK_SEEDS) -> list[str]:
+    from studytui.calc.forms import CALCULATORS
+    from studytui.practice.grading import ProblemBroken, expected
+    from studytui.practice.loader import parse_problems
+
+    parsed = parse_problems(content_dir)
+    out = list(parsed.errors)
+    section_ids = {s.id for s in guide.sections} if guide is not None else None
+    seeds = list(seeds)
+    for p in parsed.problems:
+        where = p.where
+        yf = parsed.files.get(p.source_file)
+
+        def at(*path) -> str:
+            return f"{p.source_file}:{yf.line_of(('problems', p.index, *path))}" if yf is not None else where
+        if section_ids is not None and p.section_id not in section_ids:
+            out.append(f"{at()}: problem '{p.id}': section '{p.section_id}' is not a section of the guide")
+        if guide is not None:
+            for entry_id in p.entries:
+                if guide.get(entry_id) is None:
+                    out.append(f"{at('entries')}: problem '{p.id}': entry '{entry_id}' is not in the guide")
+        spec = CALCULATORS.get(p.calc_name)
+        if spec is None:
+            out.append(f"{at('calc', 'name')}: problem '{p.id}': unknown calculator '{p.calc_name}' (known: {', '.join(CALCULATORS)})")
+            continue
+        fields = {f.name for f in spec.fields}
+        bad = [k for k in p.calc_args if k not in fields]
+        if bad:
+            out.append(f"{at('calc', 'args', bad[0])}: problem '{p.id}': {', '.join(bad)} not a field of '{p.calc_name}'")
+            continue
+        if p.pick and "{choice}" not in " ".join(str(v) for v in p.calc_args.values()):
+            out.append(f"{at('calc', 'pick')}: problem '{p.id}': a picking problem puts '{{choice}}' in one of its args")
+            continue
+        for seed in seeds:
+            variant = p.variant(seed)
+            try:
+                _ = (variant.question, variant.choices, variant.hints, variant.notice)
+                variant.args(variant.choices[0] if p.pick else None)
+                exp = expected(variant)
+            except TemplateError as exc:
+                out.append(f"{at(*_template_field(p, dict(variant.values)))}: problem '{p.id}': {exc}")
+                break
+            except ProblemBroken as exc:
+                out.append(f"{at('calc')}: {exc}")
+                break
+            if p.kind == "number" and exp.value == 0:
+                out.append(f"{at('calc', 'answer')}: problem '{p.id}' (seed {seed}): the answer is zero; a relative tolerance cannot grade it")
+                break
+    return out

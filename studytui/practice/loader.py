@@ -1,0 +1,232 @@
+"""Read `content/problems/*.yaml` into Problems. Every mistake is reported as FILE:LINE: message.
+
+Loading checks the structure (fields, kinds, units, hint count, unique ids); `practice.check`
+adds what needs the guide and the calculators (entry ids, running every problem over seeds).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from studytui.errors import ContentError
+from studytui.guide.yamlio import YamlFile
+from studytui.practice.answers import UNITS
+from studytui.practice.model import DEFAULT_TOLERANCE, KINDS, MAX_HINTS, PICKS, Problem
+
+PROBLEMS_DIR = "problems"
+FILE_KEYS = {"section", "problems"}
+PROBLEM_KEYS = {
+    "id", "title", "entries", "kind", "params", "question", "calc", "unit", "tolerance", "choices", "hints", "notice",
+}
+CALC_KEYS = {"name", "args", "answer", "pick"}
+
+
+@dataclass
+class ProblemSet:
+    problems: tuple[Problem, ...] = ()
+    files: dict[str, YamlFile] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def get(self, problem_id: str) -> Problem | None:
+        for p in self.problems:
+            if p.id == problem_id:
+                return p
+        return None
+
+    def for_section(self, section_id: str) -> list[Problem]:
+        return [p for p in self.problems if p.section_id == section_id]
+
+    def for_entry(self, entry_id: str) -> list[Problem]:
+        return [p for p in self.problems if entry_id in p.entries]
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root.parent))
+    except ValueError:
+        return str(path)
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+
+
+class _Reader:
+    def __init__(self, yf: YamlFile, errors: list[str]):
+        self.yf, self.errors = yf, errors
+
+    def add(self, path: tuple[str | int, ...], message: str) -> None:
+        self.errors.append(f"{self.yf.where(path)}: {message}")
+
+    def problem(self, index: int, raw: Any, section_id: str) -> Problem | None:
+        where: tuple[str | int, ...] = ("problems", index)
+        if not isinstance(raw, dict):
+            self.add(where, "a problem must be a mapping")
+            return None
+        start = len(self.errors)
+        for key in raw:
+            if key not in PROBLEM_KEYS:
+                self.add(where + (key,), f"unknown field '{key}' (fields: {', '.join(sorted(PROBLEM_KEYS))})")
+        pid = raw.get("id")
+        if not (_text(pid) and pid == pid.strip().lower() and " " not in pid):
+            self.add(where + ("id",), "id must be a lower-case slug such as 'decode-floor'")
+        for key in ("title", "question"):
+            if not _text(raw.get(key)):
+                self.add(where + (key,), f"'{key}' is required (non-empty text)")
+        entries = raw.get("entries")
+        if not (isinstance(entries, list) and entries and all(_text(e) for e in entries)):
+            self.add(where + ("entries",), "'entries' must list the entry ids this problem practises")
+            entries = []
+        kind = raw.get("kind", "number")
+        if kind not in KINDS:
+            self.add(where + ("kind",), f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        params = self.params(where, raw.get("params", {}))
+        calc = raw.get("calc")
+        name = args = answer = pick = None
+        if not isinstance(calc, dict):
+            self.add(where + ("calc",), "'calc' must be a mapping with name, args and answer")
+        else:
+            for key in calc:
+                if key not in CALC_KEYS:
+                    self.add(where + ("calc", key), f"unknown field '{key}' (fields: {', '.join(sorted(CALC_KEYS))})")
+            name, args, answer, pick = calc.get("name"), calc.get("args", {}), calc.get("answer"), calc.get("pick")
+            if not _text(name):
+                self.add(where + ("calc",), "'calc.name' must name a calculator")
+            if not isinstance(args, dict) or not all(isinstance(k, str) and (_scalar(v) or isinstance(v, bool)) for k, v in args.items()):
+                self.add(where + ("calc", "args"), "'calc.args' must map field names to values")
+                args = {}
+            if not _text(answer):
+                self.add(where + ("calc",), "'calc.answer' must name the result key that answers the question")
+            if pick is not None and pick not in PICKS:
+                self.add(where + ("calc", "pick"), f"'pick' must be one of {', '.join(PICKS)}")
+        unit = raw.get("unit", "")
+        choices = raw.get("choices", [])
+        if kind == "number":
+            if not isinstance(unit, str) or unit not in UNITS:
+                self.add(where + ("unit",), f"unknown unit {unit!r} (known: {', '.join(repr(u) for u in UNITS)})")
+            if choices:
+                self.add(where + ("choices",), "a number problem has no choices")
+            if pick:
+                self.add(where + ("calc", "pick"), "'pick' is for choice problems")
+        elif kind == "choice":
+            if not (isinstance(choices, list) and len(choices) >= 2 and all(_scalar(c) for c in choices)):
+                self.add(where + ("choices",), "a choice problem lists at least two choices")
+                choices = []
+            choices = [str(c) for c in choices]
+            if len(set(c.lower() for c in choices)) != len(choices):
+                self.add(where + ("choices",), "choices must differ")
+        tolerance = raw.get("tolerance", DEFAULT_TOLERANCE)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance <= 0.5:
+            self.add(where + ("tolerance",), "tolerance is a relative error between 0 and 0.5 (default 0.05)")
+            tolerance = DEFAULT_TOLERANCE
+        hints = raw.get("hints", [])
+        if not (isinstance(hints, list) and all(_text(h) for h in hints)):
+            self.add(where + ("hints",), "'hints' must be a list of sentences")
+            hints = []
+        elif len(hints) > MAX_HINTS:
+            self.add(where + ("hints",), f"at most {MAX_HINTS} hints")
+        notice = raw.get("notice", "")
+        if not _text(notice):
+            self.add(where + ("notice",), "'notice' is required: one or two sentences on what to notice")
+        if len(self.errors) > start:
+            return None
+        return Problem(
+            id=pid, section_id=section_id, title=raw["title"].strip(), entries=tuple(entries), kind=kind,
+            question=" ".join(raw["question"].split()), calc_name=name, calc_args=dict(args), answer_key=answer,
+            params=params, pick=pick, unit=unit if kind == "number" else "", tolerance=float(tolerance),
+            choices=tuple(choices), hints=tuple(" ".join(h.split()) for h in hints), notice=" ".join(notice.split()),
+            source_file=self.yf.display, line=self.yf.line_of(where + ("id",)), index=index,
+        )
+
+    def params(self, where: tuple, raw: Any) -> dict[str, tuple[Any, ...]]:
+        if raw is None:
+            return {}
+        if not isinstance(raw, dict):
+            self.add(where + ("params",), "'params' maps each parameter to the list of values a seed picks from")
+            return {}
+        out: dict[str, tuple[Any, ...]] = {}
+        for name, options in raw.items():
+            ok_name = isinstance(name, str) and name.isidentifier() and name == name.lower() and name != "choice"
+            if not ok_name:
+                self.add(where + ("params", str(name)), f"parameter name {name!r} must be lower_case (and not 'choice')")
+                continue
+            good = isinstance(options, list) and options and all(
+                _scalar(o) or (isinstance(o, dict) and o and all(isinstance(k, str) and _scalar(v) for k, v in o.items()))
+                for o in options
+            )
+            if not good:
+                self.add(where + ("params", name), f"parameter '{name}' needs a non-empty list of values (scalars or flat mappings)")
+                continue
+            out[name] = tuple(options)
+        return out
+
+
+def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
+    """Every problem file under `content_dir/problems`; never raises for content problems."""
+    root = Path(content_dir)
+    folder = root / PROBLEMS_DIR
+    result = ProblemSet()
+    if not folder.is_dir():
+        return result
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            yf = YamlFile(path, _display(path, root))
+        except ContentError as exc:
+            result.errors.extend(exc.problems)
+            continue
+        result.files[yf.display] = yf
+        reader = _Reader(yf, result.errors)
+        data = yf.data
+        if not isinstance(data, dict):
+            reader.add((), "a problem file is a mapping with 'section' and 'problems'")
+            continue
+        for key in data:
+            if key not in FILE_KEYS:
+                reader.add((key,), f"unknown field '{key}' (fields: section, problems)")
+        section_id = data.get("section")
+        if not _text(section_id):
+            reader.add(("section",), "'section' must name the guide section these problems belong to")
+            continue
+        items = data.get("problems")
+        if not isinstance(items, list):
+            reader.add(("problems",), "'problems' must be a list")
+            continue
+        for i, raw in enumerate(items):
+            problem = reader.problem(i, raw, section_id)
+            if problem is None:
+                continue
+            if problem.id in seen:
+                reader.add(("problems", i, "id"), f"problem id '{problem.id}' is already used at {seen[problem.id]}")
+                continue
+            seen[problem.id] = problem.where
+            problems.append(problem)
+    result.problems = tuple(problems)
+    return result
+
+
+@lru_cache(maxsize=4)
+def _load_cached(resolved: str, stamp: tuple[float, ...]) -> ProblemSet:
+    parsed = parse_problems(resolved)
+    if parsed.errors:
+        raise ContentError(parsed.errors)
+    return parsed
+
+
+def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemSet:
+    """The validated problems (cached until a file changes). ContentError on any problem."""
+    from studytui.paths import content_dir as resolve
+
+    root = resolve(content_dir)
+    folder = root / PROBLEMS_DIR
+    stamp = tuple(p.stat().st_mtime for p in sorted(folder.glob("*.yaml"))) if folder.is_dir() else ()
+    return _load_cached(str(root.resolve()), stamp)

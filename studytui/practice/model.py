@@ -1,0 +1,133 @@
+"""Problems as loaded from content, and the variant a seed picks."""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+KINDS = ("number", "choice")
+PICKS = ("min", "max")
+DEFAULT_TOLERANCE = 0.05
+MAX_HINTS = 3
+SEED_LIMIT = 2**31 - 1
+
+# {name} or {name.key}: a parameter, or a field of a parameter whose values are mappings.
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?\}")
+CHOICE_PARAM = "choice"  # in a picking problem's args: the choice being run
+
+
+class TemplateError(ValueError):
+    """A template names a parameter (or a field of one) that the problem does not define."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    id: str
+    section_id: str
+    title: str
+    entries: tuple[str, ...]
+    kind: str  # number | choice
+    question: str
+    calc_name: str
+    calc_args: Mapping[str, Any]
+    answer_key: str
+    params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    pick: str | None = None  # choice problems that compare runs: the choice with the min/max answer
+    unit: str = ""
+    tolerance: float = DEFAULT_TOLERANCE
+    choices: tuple[str, ...] = ()
+    hints: tuple[str, ...] = ()
+    notice: str = ""
+    source_file: str = ""
+    line: int = 1
+    index: int = 0  # position in its file's problem list (for FILE:LINE of any field)
+
+    @property
+    def where(self) -> str:
+        return f"{self.source_file}:{self.line}"
+
+    def variant_count(self) -> int:
+        n = 1
+        for values in self.params.values():
+            n *= max(1, len(values))
+        return n
+
+    def variant(self, seed: int) -> "Variant":
+        """The parameters a seed draws: the same seed always gives the same variant."""
+        rng = random.Random(f"{self.id}:{int(seed)}")
+        values = {name: rng.choice(options) for name, options in self.params.items()}
+        return Variant(self, int(seed), values)
+
+
+def render(template: str, values: Mapping[str, Any]) -> str:
+    """Fill `{name}` and `{name.key}` placeholders; TemplateError for an undefined one."""
+
+    def fill(match: re.Match[str]) -> str:
+        name, key = match.group(1), match.group(2)
+        if name not in values:
+            raise TemplateError(f"'{{{match.group(0)[1:-1]}}}' names no parameter of this problem")
+        value = values[name]
+        if key is not None:
+            if not isinstance(value, Mapping) or key not in value:
+                raise TemplateError(f"'{{{name}.{key}}}': parameter '{name}' has no field '{key}'")
+            value = value[key]
+        elif isinstance(value, Mapping):
+            raise TemplateError(f"'{{{name}}}' is a mapping; name one of its fields ({', '.join(map(str, value))})")
+        return _text(value)
+
+    return PLACEHOLDER.sub(fill, str(template))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One problem with its parameters fixed."""
+
+    problem: Problem
+    seed: int
+    values: Mapping[str, Any]
+
+    @property
+    def question(self) -> str:
+        return render(self.problem.question, self.values)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(render(c, self.values) for c in self.problem.choices)
+
+    def args(self, choice: str | None = None) -> dict[str, str]:
+        """The calculator's arguments as a person would type them (strings, units allowed)."""
+        values = dict(self.values)
+        if choice is not None:
+            values[CHOICE_PARAM] = choice
+        rendered = {key: render(_text(v), values) for key, v in self.problem.calc_args.items()}
+        # An argument that renders empty is left out: a parameter can omit a flag in some variants
+        # (a prompt length only for prefill), so no variant passes a flag its calculator ignores.
+        return {key: v for key, v in rendered.items() if v.strip()}
+
+    @property
+    def hints(self) -> tuple[str, ...]:
+        return tuple(render(h, self.values) for h in self.problem.hints)
+
+    @property
+    def notice(self) -> str:
+        return render(self.problem.notice, self.values)
+
+    def calc_call(self) -> dict[str, Any]:
+        """The exact calculator call that grades this variant (what `practice show --json` prints)."""
+        call: dict[str, Any] = {"name": self.problem.calc_name, "answer_key": self.problem.answer_key}
+        if self.problem.pick:
+            call["args"] = {c: self.args(c) for c in self.choices}
+            call["pick"] = self.problem.pick
+        else:
+            call["args"] = self.args()
+        return call

@@ -1,0 +1,124 @@
+"""Spaced review with FSRS, replayed from the recorded attempts.
+
+The scheduler's state is never stored: each problem's card is rebuilt by replaying its attempts in
+time order. Two stores merged by import therefore agree on every due date, and a change of
+scheduler parameters applies to the whole history. Fuzzing is off so replay is deterministic.
+
+Ratings: a miss is Again (it comes back within ten minutes); a hit after a miss since the last hit is
+Hard; a hit at the first try is Good (its interval grows quickly with each further hit).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+from studytui.store.attempts import Attempt
+
+
+@dataclass(frozen=True)
+class Review:
+    problem_id: str
+    due: _dt.datetime
+    last_correct: bool
+    attempts: int
+    last_seed: int
+    correct_count: int
+
+
+# One short learning step: a problem answered right at the first try graduates at once to a
+# days-long interval; a miss comes back after RELEARN, and again until it is hit.
+RELEARN = _dt.timedelta(minutes=10)
+
+
+def _scheduler():
+    from fsrs import Scheduler
+
+    return Scheduler(learning_steps=(RELEARN,), relearning_steps=(RELEARN,), enable_fuzzing=False)
+
+
+def _time(text: str) -> _dt.datetime:
+    return _dt.datetime.fromisoformat(text).astimezone(_dt.timezone.utc)
+
+
+def rating_sequence(attempts: Sequence[Attempt]) -> list[str]:
+    """The FSRS rating each attempt counts as ('again', 'hard', 'good'), in order."""
+    out, missed = [], False
+    for a in attempts:
+        if not a.correct:
+            out.append("again")
+            missed = True
+        else:
+            out.append("hard" if missed else "good")
+            missed = False
+    return out
+
+
+def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
+    """Per problem with at least one attempt: its next due time and last result."""
+    from fsrs import Card, Rating
+
+    by_problem: dict[str, list[Attempt]] = {}
+    for a in sorted(attempts, key=lambda a: a.at):
+        by_problem.setdefault(a.problem_id, []).append(a)
+    scheduler = _scheduler()
+    ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
+    out: dict[str, Review] = {}
+    for pid, history in by_problem.items():
+        card = Card(card_id=1)
+        for attempt, rating in zip(history, rating_sequence(history)):
+            card, _ = scheduler.review_card(card, ratings[rating], review_datetime=_time(attempt.at))
+        last = history[-1]
+        out[pid] = Review(pid, card.due, last.correct, len(history), last.seed, sum(a.correct for a in history))
+    return out
+
+
+def due(review_map: Mapping[str, Review], now: _dt.datetime, known: Iterable[str] | None = None) -> list[Review]:
+    """Reviews due at `now`, most overdue first (only problems in `known`, when given)."""
+    keep = set(known) if known is not None else None
+    items = [r for r in review_map.values() if r.due <= now and (keep is None or r.problem_id in keep)]
+    return sorted(items, key=lambda r: r.due)
+
+
+def current_seed(attempts: Sequence[Attempt]) -> int:
+    """The variant a learner works on now: a new one after each correct answer, the same one after
+    a miss (so hints apply to the numbers on screen)."""
+    return sum(1 for a in attempts if a.correct)
+
+
+def misses_since_hit(attempts: Sequence[Attempt]) -> int:
+    n = 0
+    for a in reversed(attempts):
+        if a.correct:
+            break
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class Mastery:
+    section_id: str
+    problems: int
+    attempted: int
+    mastered: int  # last attempt correct
+    due: int
+
+    @property
+    def share(self) -> float:
+        return self.mastered / self.problems if self.problems else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "section_id": self.section_id, "problems": self.problems, "attempted": self.attempted,
+            "mastered": self.mastered, "mastery": round(self.share, 4), "due": self.due,
+        }
+
+
+def mastery(problems_by_section: Mapping[str, Sequence[str]], review_map: Mapping[str, Review], now: _dt.datetime) -> dict[str, Mastery]:
+    """Per section: the share of its problems whose last attempt was correct, and how many are due."""
+    out = {}
+    for sid, ids in problems_by_section.items():
+        rs = [review_map[i] for i in ids if i in review_map]
+        out[sid] = Mastery(sid, len(ids), len(rs), sum(r.last_correct for r in rs), sum(r.due <= now for r in rs))
+    return out

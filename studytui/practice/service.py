@@ -1,0 +1,130 @@
+"""Practice for one learner: problems, their current variants, grading that records attempts,
+due reviews and mastery. Shared by the command line and the app (no Textual, no Rich)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Callable
+
+from studytui.errors import UsageError
+from studytui.practice import schedule
+from studytui.practice.grading import Grade, grade
+from studytui.practice.loader import ProblemSet, load_problems
+from studytui.practice.model import SEED_LIMIT, Problem, Variant
+from studytui.store.attempts import Attempt
+
+REVEALED = "(solution shown)"  # the answer recorded when a learner asks for the solution first
+
+
+def _utcnow() -> _dt.datetime:
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def check_seed(seed: Any) -> int:
+    if isinstance(seed, bool):
+        raise UsageError(f"seed must be a whole number from 0 to {SEED_LIMIT}, not {seed!r}")
+    try:
+        value = int(str(seed).strip())
+    except ValueError:
+        raise UsageError(f"seed must be a whole number from 0 to {SEED_LIMIT}, not {seed!r}") from None
+    if not 0 <= value <= SEED_LIMIT:
+        raise UsageError(f"seed must be a whole number from 0 to {SEED_LIMIT}, not {seed!r}")
+    return value
+
+
+class Practice:
+    def __init__(self, guide: Any, store: Any, problems: ProblemSet | None = None,
+                 now: Callable[[], _dt.datetime] = _utcnow) -> None:
+        self.guide = guide
+        self.store = store
+        self.set = problems if problems is not None else load_problems(guide.content_dir)
+        self.now = now
+        self._attempts: list[Attempt] | None = None
+
+    # -- problems --------------------------------------------------------------------------
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return self.set.problems
+
+    def get(self, problem_id: str) -> Problem:
+        found = self.set.get(problem_id)
+        if found is None:
+            raise UsageError(f"unknown problem id '{problem_id}' (see 'studytui practice' for the list)")
+        return found
+
+    def section(self, key: str):
+        # Start here carries no number in its title; "0" names it, as the problem files do.
+        section = self.guide.sections[0] if key.strip() == "0" and self.guide.sections else self.guide.section(key)
+        if section is None:
+            names = ", ".join(s.id for s in self.guide.sections)
+            raise UsageError(f"unknown section '{key}' (one of: {names}, or a section number)")
+        return section
+
+    def for_section(self, section_id: str) -> list[Problem]:
+        return self.set.for_section(section_id)
+
+    def for_entry(self, entry_id: str) -> list[Problem]:
+        return self.set.for_entry(entry_id)
+
+    # -- attempts --------------------------------------------------------------------------
+    def attempts(self, problem_id: str | None = None) -> list[Attempt]:
+        if self._attempts is None:
+            self._attempts = self.store.attempts()
+        if problem_id is None:
+            return list(self._attempts)
+        return [a for a in self._attempts if a.problem_id == problem_id]
+
+    def refresh(self) -> None:
+        self._attempts = None
+
+    def seed(self, problem_id: str, seed: Any = None) -> int:
+        """The given seed, or the learner's current variant of this problem."""
+        if seed is not None:
+            return check_seed(seed)
+        return schedule.current_seed(self.attempts(problem_id))
+
+    def variant(self, problem_id: str, seed: Any = None) -> Variant:
+        return self.get(problem_id).variant(self.seed(problem_id, seed))
+
+    def answer(self, problem_id: str, value: str, seed: Any = None, reveal: bool = False) -> Grade:
+        """Grade and record one attempt. Bad input raises UsageError and records nothing."""
+        problem = self.get(problem_id)
+        chosen = self.seed(problem_id, seed)
+        history = [a for a in self.attempts(problem_id) if a.seed == chosen]
+        result = grade(problem.variant(chosen), value, misses_before=schedule.misses_since_hit(history), reveal=reveal)
+        self.store.record_attempt(problem_id, chosen, str(value).strip(), result.correct, result.relative_error)
+        self.refresh()
+        return result
+
+    def reveal(self, problem_id: str, seed: Any = None) -> list[str]:
+        """The worked solution on request. Before a right answer it counts as a miss (recorded),
+        so the review schedule stays honest; the variant stays the same."""
+        from studytui.practice.grading import expected, solution
+
+        problem = self.get(problem_id)
+        chosen = self.seed(problem_id, seed)
+        variant = problem.variant(chosen)
+        lines = solution(variant, expected(variant))
+        solved = any(a.correct and a.seed == chosen for a in self.attempts(problem_id))
+        if not solved:
+            self.store.record_attempt(problem_id, chosen, REVEALED, False, None)
+            self.refresh()
+        return lines
+
+    # -- review ----------------------------------------------------------------------------
+    def reviews(self) -> dict[str, schedule.Review]:
+        return schedule.reviews(self.attempts())
+
+    def due(self) -> list[schedule.Review]:
+        return schedule.due(self.reviews(), self.now(), known=(p.id for p in self.problems))
+
+    def mastery(self) -> dict[str, schedule.Mastery]:
+        by_section: dict[str, list[str]] = {s.id: [] for s in self.guide.sections}
+        for p in self.problems:
+            by_section.setdefault(p.section_id, []).append(p.id)
+        by_section = {sid: ids for sid, ids in by_section.items() if ids}
+        return schedule.mastery(by_section, self.reviews(), self.now())
+
+    def last_result(self, problem_id: str) -> bool | None:
+        history = self.attempts(problem_id)
+        return history[-1].correct if history else None

@@ -1,0 +1,587 @@
+"""A notes vault: `studytui export DIR --format vault` and `studytui import DIR`.
+
+Layout (plain Markdown that Obsidian and other note tools open as a vault):
+
+    DIR/index.md                       guide progress, links to every section index and the glossary
+    DIR/glossary.md                    every term, linked to the entries it comes from
+    DIR/<section-id>/index.md          the section's entries with their state, linked to their files
+    DIR/<section-id>/<entry-id>.md     one per entry with a note or progress
+    DIR/orphans/<id>.md                progress kept for entries no longer in the guide
+
+An entry file is YAML front matter (id, title, section, state, url, dates, tags) and then the
+note itself, verbatim: what the learner edits in the vault is exactly what comes back.
+
+Files studytui writes carry `studytui: <kind>` and `studytui_sha256` (of the body as written) in
+their front matter. That is how the rules below tell our files from the learner's:
+- export never writes over, moves or deletes a file without that mark, a symlink, or one of our
+  files whose body the learner changed since (it says so: import first, then export again);
+- import reads only entry files with the mark, by their front-matter id (wherever they were
+  moved to in the vault). A body equal to the exported one is an old copy and changes nothing; a
+  changed body replaces the note when the note in studytui is still the exported one, and is
+  merged like a JSON import otherwise (contained texts need no marker; both kept on conflict).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterator
+
+from studytui.errors import StudyError, UsageError
+
+MARK = "studytui"
+SHA_KEY = "studytui_sha256"
+HEAD_BYTES = 64 * 1024  # front matter must end within this: enough for ours, cheap for big files
+MAX_FILE_BYTES = 8 * 1024 * 1024  # an entry file (note) larger than this is refused
+MAX_FILES = 50_000  # Markdown files scanned at most
+SKIP_DIRS = {".obsidian", ".git", ".trash", ".stfolder", "node_modules"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_MARK_LINE = re.compile(r"^studytui[ \t]*:", re.M)  # our mark, seen even when the YAML around it is broken
+_SAFE = re.compile(r"[^a-z0-9.-]+")
+
+_Loader = None
+
+
+def _yaml_loader():
+    global _Loader
+    if _Loader is None:
+        import yaml
+
+        _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return _Loader
+
+
+def shown(text: Any) -> str:
+    """Text for a one-line message: control characters (escape sequences) as visible \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def normalized(text: str) -> str:
+    """What counts as a change: line endings and trailing blank space an editor adds do not."""
+    return text.replace("\r\n", "\n").rstrip()
+
+
+def body_sha(text: str) -> str:
+    return hashlib.sha256(normalized(text).encode("utf-8")).hexdigest()
+
+
+def mtime_iso(st: os.stat_result) -> str:
+    return datetime.fromtimestamp(st.st_mtime, timezone.utc).isoformat(timespec="microseconds")
+
+
+# -- reading a vault ----------------------------------------------------------------------------
+
+
+@dataclass
+class VaultFile:
+    path: Path
+    rel: str  # posix path under the vault
+    meta: dict[str, Any]
+    body: str
+    mtime: str
+
+    @property
+    def kind(self) -> str | None:
+        value = self.meta.get(MARK)
+        return value if isinstance(value, str) else None
+
+    @property
+    def edited(self) -> bool:
+        """True when the body is not what studytui wrote (or the mark has no checksum)."""
+        return self.meta.get(SHA_KEY) != body_sha(self.body)
+
+
+@dataclass
+class Scan:
+    ours: list[VaultFile] = field(default_factory=list)
+    others: set[str] = field(default_factory=set)  # rel paths of Markdown files without our mark
+    symlinks: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # our files we could not read (one line each)
+
+
+def split_front_matter(text: str) -> tuple[str, str] | None:
+    """(front matter YAML, body) or None when the text has no front matter block."""
+    m = _FRONT.match(text)
+    if m is None:
+        return None
+    return m.group(1), text[m.end():]
+
+
+def _parse_meta(yaml_text: str) -> dict[str, Any] | None:
+    import yaml
+
+    try:
+        data = yaml.load(yaml_text, Loader=_yaml_loader())
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _walk(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
+    """Markdown files under root, without following symlinked folders or entering hidden ones."""
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.lower().endswith(".md"):
+                continue
+            count += 1
+            if count > MAX_FILES:
+                raise UsageError(f"{shown(root)} holds more than {MAX_FILES} Markdown files; is it the right folder? Nothing was changed")
+            path = Path(dirpath) / name
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            yield path, path.relative_to(root).as_posix(), st
+
+
+def scan(root: Path) -> Scan:
+    result = Scan()
+    for path, rel, st in _walk(root):
+        if stat.S_ISLNK(st.st_mode):
+            result.symlinks.append(rel)
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        try:
+            with open(path, "rb") as f:
+                head = f.read(HEAD_BYTES)
+                if not head.startswith(b"---"):
+                    result.others.add(rel)
+                    continue
+                split = split_front_matter(head.decode("utf-8", "replace"))
+                meta = _parse_meta(split[0]) if split is not None else None
+                if meta is None and split is not None and _MARK_LINE.search(split[0]):
+                    result.problems.append(f"{shown(rel)}: its front matter cannot be read (it is not valid YAML)")
+                    continue
+                if meta is None or MARK not in meta:
+                    result.others.add(rel)
+                    continue
+                if st.st_size > MAX_FILE_BYTES:
+                    result.problems.append(f"{shown(rel)} is {st.st_size // (1024 * 1024)} MiB, more than a note can be ({MAX_FILE_BYTES // (1024 * 1024)} MiB)")
+                    continue
+                raw = head + f.read()
+        except OSError as exc:
+            result.problems.append(f"cannot read {shown(rel)}: {exc.strerror or exc}")
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            result.problems.append(f"{shown(rel)} is not valid UTF-8 text (byte {exc.start})")
+            continue
+        split = split_front_matter(text)
+        meta = _parse_meta(split[0]) if split else None
+        if split is None or meta is None:
+            result.problems.append(f"{shown(rel)}: its front matter cannot be read")
+            continue
+        result.ours.append(VaultFile(path, rel, meta, split[1], mtime_iso(st)))
+    return result
+
+
+# -- writing a vault ----------------------------------------------------------------------------
+
+
+def _front_matter(meta: dict[str, Any]) -> str:
+    import yaml
+
+    return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)
+
+
+def render(meta: dict[str, Any], body: str, kind: str) -> str:
+    full = {**meta, MARK: kind, SHA_KEY: body_sha(body)}
+    return f"---\n{_front_matter(full)}---\n{body}"
+
+
+def safe_name(entry_id: str) -> str:
+    """A file name for any stored id: slugs as they are, anything else slugged plus a short hash."""
+    slug = _SAFE.sub("-", entry_id.lower()).strip("-.")[:80]
+    if slug == entry_id and slug:
+        return slug
+    return f"{slug or 'entry'}-{hashlib.sha256(entry_id.encode('utf-8', 'replace')).hexdigest()[:8]}"
+
+
+def _link(from_rel: str, to_rel: str, label: str) -> str:
+    target = os.path.relpath(to_rel, str(PurePosixPath(from_rel).parent) or ".").replace(os.sep, "/")
+    label = label.replace("[", "\\[").replace("]", "\\]")
+    return f"[{label}](<{target}>)"
+
+
+@dataclass
+class VaultSummary:
+    written: int = 0
+    unchanged: int = 0
+    entries: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        return (
+            f"{self.entries} entry files, {self.written} files written, {self.unchanged} already up to date"
+            + (f", {len(self.warnings)} left alone (see warnings)" if self.warnings else "")
+        )
+
+
+class _Writer:
+    def __init__(self, root: Path, found: Scan, summary: VaultSummary) -> None:
+        self.root = root
+        self.summary = summary
+        self.others = found.others
+        self.symlinks = set(found.symlinks)
+        self.ours = {f.rel: f for f in found.ours}
+        self.problems = found.problems
+
+    def can_write(self, rel: str, body: str | None = None) -> str | None:
+        """None when `rel` may be (over)written with `body`, else why not."""
+        if rel in self.symlinks:
+            return "it is a symbolic link"
+        if rel in self.others:
+            return "it is your own file (no studytui mark)"
+        path = self.root / rel
+        parent = path.parent
+        while parent != self.root:
+            if parent.is_symlink():
+                return f"its folder {shown(parent.relative_to(self.root).as_posix())} is a symbolic link"
+            if parent.exists() and not parent.is_dir():
+                return f"{shown(parent.relative_to(self.root).as_posix())} is not a folder"
+            parent = parent.parent
+        if path.exists() and not path.is_file():
+            return "it is not a regular file"
+        if path.exists() and rel not in self.ours:
+            return "it could not be read as a studytui file"
+        mine = self.ours.get(rel)
+        if mine is not None and mine.edited and (body is None or normalized(mine.body) not in normalized(body)):
+            return "it was edited in the vault since the last export (run 'studytui import DIR' first, then export again)"
+        return None
+
+    def write(self, rel: str, meta: dict[str, Any], body: str, kind: str, note: bool = False) -> bool:
+        """Write the file at `rel` unless that would lose something. `note`: the body is the
+        entry's note (a file edited in the vault whose words that note already holds may be
+        rewritten). Front-matter keys and tags the learner added to our file are kept."""
+        why = self.can_write(rel, body if note else None)
+        if why is not None:
+            self.summary.warnings.append(f"left {shown(rel)} as it is: {why}")
+            return False
+        old = self.ours.get(rel)
+        if old is not None:
+            meta = dict(meta)
+            for key, value in old.meta.items():
+                if key not in meta and key not in (MARK, SHA_KEY):
+                    meta[key] = value
+            old_tags = old.meta.get("tags")
+            if isinstance(meta.get("tags"), list) and isinstance(old_tags, list):
+                meta["tags"] = meta["tags"] + [t for t in old_tags if t not in meta["tags"]]
+        path = self.root / rel
+        data = render(meta, body, kind).encode("utf-8")
+        try:
+            if path.exists() and path.read_bytes() == data:
+                self.summary.unchanged += 1
+                return True  # untouched: its modification time keeps meaning "last changed"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.studytui-tmp")
+            try:
+                with open(tmp, "xb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
+        except OSError as exc:
+            raise StudyError(f"cannot write {shown(path)}: {exc.strerror or exc} (files written so far are complete)") from None
+        self.summary.written += 1
+        return True
+
+
+def _has_progress(p: Any) -> bool:
+    return bool(p.note) or p.state != "pending"
+
+
+def _entry_meta(entry: Any, p: Any) -> dict[str, Any]:
+    tags = ["studytui", entry.section_id] + ([entry.kind] if entry.kind else []) + list(entry.tags)
+    meta: dict[str, Any] = {
+        "id": entry.id,
+        "title": entry.title,
+        "section": entry.section_title,
+    }
+    if entry.subsection_title:
+        meta["subsection"] = entry.subsection_title
+    meta["state"] = p.state
+    meta["url"] = entry.url
+    meta["dates"] = {
+        "state_changed": p.state_changed_at,
+        "last_opened": p.last_opened_at,
+        "note_updated": p.note_updated_at,
+    }
+    meta["tags"] = list(dict.fromkeys(re.sub(r"\s+", "-", t.strip()) for t in tags if t.strip()))
+    return meta
+
+
+def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
+    from studytui.store.model import now_iso
+    from studytui.study import canonical_states, progress_summary
+
+    if root.exists() and not root.is_dir():
+        raise UsageError(f"cannot write a vault to {shown(root)}: it is not a directory")
+    if not root.exists():
+        if not root.parent.is_dir():
+            raise UsageError(f"cannot create {shown(root)}: directory {shown(root.parent)} does not exist")
+        try:
+            root.mkdir()
+        except OSError as exc:
+            raise UsageError(f"cannot create {shown(root)}: {exc.strerror or exc}") from None
+    states = store.states()
+    section_notes = store.section_notes()
+    current, orphans = canonical_states(guide, states)
+    exported_at = now_iso()
+    found = scan(root)
+    summary = VaultSummary()
+    for problem in found.problems:
+        summary.warnings.append(f"left alone: {problem}")
+    writer = _Writer(root, found, summary)
+
+    # Where each entry lives: an existing file of ours wherever the learner moved it, else the default.
+    located: dict[str, str] = {}
+    for f in found.ours:
+        fid = f.meta.get("id")
+        if f.kind == "entry" and isinstance(fid, str):
+            entry = guide.get(fid)
+            key = entry.id if entry is not None else fid
+            located.setdefault(key, f.rel)
+
+    def default_rel(entry_id: str, section_id: str | None) -> str:
+        return f"{section_id}/{entry_id}.md" if section_id else f"orphans/{safe_name(entry_id)}.md"
+
+    files: dict[str, str] = {}  # entry id -> rel path written
+    from studytui.store.model import EntryProgress
+
+    for entry in guide.entries:
+        p = current.get(entry.id) or EntryProgress(entry.id)
+        if not _has_progress(p) and entry.id not in located:
+            continue
+        rel = located.get(entry.id) or default_rel(entry.id, entry.section_id)
+        if writer.write(rel, _entry_meta(entry, p), p.note, "entry", note=True) or rel in writer.ours:
+            files[entry.id] = rel
+        summary.entries += 1
+    for stored_id, p in orphans.items():
+        if not _has_progress(p) and stored_id not in located:
+            continue
+        rel = located.get(stored_id) or default_rel(stored_id, None)
+        meta = {
+            "id": stored_id, "title": stored_id, "section": None, "state": p.state, "url": None,
+            "dates": {"state_changed": p.state_changed_at, "last_opened": p.last_opened_at,
+                      "note_updated": p.note_updated_at},
+            "tags": ["studytui", "orphan"],
+        }
+        if writer.write(rel, meta, p.note, "entry", note=True) or rel in writer.ours:
+            files[stored_id] = rel
+        summary.entries += 1
+
+    marks = {"done": "[x]", "skipped": "[-]", "learning": "[/]"}
+    index_rels = {s.id: f"{s.id}/index.md" for s in guide.sections}
+    for section in guide.sections:
+        rel = index_rels[section.id]
+        lines = [f"# {section.title}", "", _link(rel, "index.md", "All sections") + " · " + _link(rel, "glossary.md", "Glossary"), ""]
+        if section_notes.get(section.id):
+            lines += ["## Your section note", "", "(a copy; change it in studytui)", "", section_notes[section.id].rstrip("\n"), ""]
+        for sub in section.subsections:
+            if sub.title:
+                lines += [f"## {sub.title}", ""]
+            for e in sub.entries:
+                state = (current.get(e.id) or EntryProgress(e.id)).state
+                label = _link(rel, files[e.id], e.title) if e.id in files else e.title
+                source = f" ([source](<{e.url}>))" if e.url else ""
+                lines.append(f"- {marks.get(state, '[ ]')} {label}{source}")
+            lines.append("")
+        meta = {"title": section.title, "section_id": section.id, "tags": ["studytui", "section-index"]}
+        writer.write(rel, meta, "\n".join(lines), "index")
+
+    lines = [f"# Glossary: {guide.title}", "", _link("glossary.md", "index.md", "All sections"), ""]
+    for term in guide.glossary:
+        lines += [f"## {term.term}", ""]
+        if term.aliases:
+            lines += [f"*Also: {', '.join(term.aliases)}*", ""]
+        lines += [term.definition.strip(), ""]
+        refs = []
+        for ref in term.see:
+            e = guide.get(ref)
+            if e is None:
+                continue
+            refs.append(_link("glossary.md", files[e.id], e.title) if e.id in files else (f"[{e.title}](<{e.url}>)" if e.url else e.title))
+        if refs:
+            lines += ["Source: " + " · ".join(refs), ""]
+    writer.write("glossary.md", {"title": "Glossary", "tags": ["studytui", "glossary"]}, "\n".join(lines), "glossary")
+
+    s = progress_summary(guide, states)
+    lines = [
+        f"# {guide.title}", "",
+        f"Exported from studytui {exported_at}: {s.done + s.skipped} of {s.total} entries covered "
+        f"({s.done} done, {s.skipped} skipped), {s.learning} being learned.", "",
+        "Edit the notes in the entry files (below the front matter), then run "
+        "`studytui import DIR` to bring them back. Files you add here are never touched.", "",
+        "## Sections", "",
+    ]
+    for section in guide.sections:
+        lines.append(f"- {_link('index.md', index_rels[section.id], section.title)}")
+    lines += ["", f"- {_link('index.md', 'glossary.md', 'Glossary')}", ""]
+    orphan_files = [(i, r) for i, r in files.items() if guide.get(i) is None]
+    if orphan_files:
+        lines += ["## Entries no longer in the guide", ""]
+        lines += [f"- {_link('index.md', r, shown(i))}" for i, r in orphan_files]
+        lines.append("")
+    writer.write("index.md", {"title": guide.title, "tags": ["studytui", "index"]}, "\n".join(lines), "index")
+    return summary
+
+
+# -- import -------------------------------------------------------------------------------------
+
+
+@dataclass
+class VaultImportReport:
+    source: str
+    files_read: int = 0
+    notes_replaced: int = 0
+    notes_merged: int = 0
+    entries_added: int = 0
+    unchanged: int = 0
+    notes_conflicted: list[str] = field(default_factory=list)
+    orphans: list[str] = field(default_factory=list)
+    ignored_files: int = 0
+    symlinks_skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "files_read": self.files_read,
+            "notes_replaced": self.notes_replaced,
+            "notes_merged": self.notes_merged,
+            "entries_added": self.entries_added,
+            "unchanged": self.unchanged,
+            "notes_conflicted": list(self.notes_conflicted),
+            "orphans": list(self.orphans),
+            "ignored_files": self.ignored_files,
+            "symlinks_skipped": list(self.symlinks_skipped),
+        }
+
+    def line(self) -> str:
+        text = (
+            f"Imported vault {shown(self.source)}: {self.files_read} note files read, "
+            f"{self.notes_replaced + self.notes_merged} notes updated, {self.entries_added} entries added, "
+            f"{self.unchanged} unchanged; {self.ignored_files} other Markdown files left alone."
+        )
+        if self.notes_conflicted:
+            text += (
+                "\nBoth versions kept (marked with a '--- studytui: conflicting note' line) for: "
+                + ", ".join(shown(i) for i in self.notes_conflicted)
+            )
+        if self.orphans:
+            text += "\nKept as orphans (not in this guide): " + ", ".join(shown(i) for i in self.orphans)
+        return text
+
+
+def _check_id(value: Any, rel: str) -> str:
+    """The same rule as a JSON import: any non-empty text (odd ids are kept as orphans, shown escaped)."""
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f"{shown(rel)}: front matter 'id' must be a non-empty text, not {shown(repr(value))[:80]}; nothing was changed")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{shown(rel)}: front matter id is not valid text; nothing was changed") from None
+    return value
+
+
+def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
+    """Read notes back from a vault. Every studytui file is checked before anything is written:
+    a broken one stops the import (exit 2) with nothing changed, naming the file."""
+    from studytui.store.model import check_text, merge_notes
+    from studytui.store.store import EXPORT_FORMAT, EXPORT_VERSION
+    from studytui.study import alias_map
+
+    found = scan(root)
+    report = VaultImportReport(source=root.name or str(root))
+    if found.problems:
+        more = f" (and {len(found.problems) - 1} more)" if len(found.problems) > 1 else ""
+        raise UsageError(f"{found.problems[0]}{more}; fix or move it, then import again - nothing was changed")
+    report.ignored_files = len(found.others)
+    report.symlinks_skipped = found.symlinks
+    if found.symlinks:
+        report.warnings.append(f"skipped {len(found.symlinks)} symbolic link(s), e.g. {shown(found.symlinks[0])}: a vault's notes are read only from its own files")
+    entry_files = [f for f in found.ours if f.kind == "entry"]
+    if not found.ours:
+        raise UsageError(f"{shown(root)} holds no notes written by 'studytui export DIR --format vault'; nothing was changed")
+
+    # Validate everything first, and gather one incoming text per entry.
+    incoming: dict[str, tuple[str, str | None, str, str]] = {}  # id -> (text, base sha, time, rel)
+    for f in entry_files:
+        raw_id = _check_id(f.meta.get("id"), f.rel)
+        try:
+            text = check_text(f.body, f"{f.rel}: note")
+        except UsageError as exc:
+            raise UsageError(f"{shown(exc)}; nothing was changed") from None
+        entry = guide.get(raw_id)
+        entry_id = entry.id if entry is not None else raw_id
+        base = f.meta.get(SHA_KEY) if isinstance(f.meta.get(SHA_KEY), str) else None
+        at = f.mtime if f.edited else _recorded_time(f.meta) or f.mtime
+        report.files_read += 1
+        if entry_id in incoming:  # two files for one entry (a copy in the vault): keep both texts
+            prev_text, prev_base, prev_at, prev_rel = incoming[entry_id]
+            merged, _ = merge_notes(prev_text, prev_at, text, at, f"vault file {f.rel}")
+            incoming[entry_id] = (merged, prev_base if prev_base == base else None, max(prev_at, at), prev_rel)
+        else:
+            incoming[entry_id] = (text, base, at, f.rel)
+
+    known = {e.id for e in guide.entries} | set(alias_map(guide))
+    local = store.states()
+    replace: list[tuple[str, str, str]] = []
+    merge: list[dict[str, Any]] = []
+    for entry_id, (text, base, at, rel) in incoming.items():
+        current = local.get(entry_id)
+        local_note = current.note if current is not None else ""
+        if normalized(text) == normalized(local_note) or not normalized(text):
+            # Same words, or an emptied file: emptying a file never deletes a note.
+            continue
+        if base is not None and body_sha(text) == base and local_note and current.note_updated_at and current.note_updated_at >= at:
+            continue  # the vault holds the note as exported; studytui's was changed since (newer wins)
+            continue
+        if current is not None and base is not None and body_sha(local_note) == base:
+            replace.append((entry_id, local_note, text))  # only the vault changed since the export
+            continue
+        merge.append({"entry_id": entry_id, "state": "pending", "note": text, "note_updated_at": at})
+
+    source = f"vault {report.source}"
+    for entry_id, seen, text in replace:
+        # Another studytui may have saved this note since we read it: then merge instead of replacing.
+        if store.get_note(entry_id) == seen:
+            store.set_note(entry_id, text)
+            report.notes_replaced += 1
+        else:
+            merge.append({"entry_id": entry_id, "state": "pending", "note": text, "note_updated_at": None})
+    if merge:
+        result = store.import_json(
+            {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "entries": merge}, known, source=source
+        )
+        report.entries_added += result.entries_added
+        report.notes_merged += result.notes_updated
+        report.notes_conflicted += result.notes_conflicted
+        report.orphans += result.orphans
+        store.follow_aliases(alias_map(guide))
+    report.unchanged = len(incoming) - report.notes_replaced - report.notes_merged - report.entries_added
+    return report
+
+
+def _recorded_time(meta: dict[str, Any]) -> str | None:
+    from studytui.store.model import normalize_time
+
+    dates = meta.get("dates")
+    value = dates.get("note_updated") if isinstance(dates, dict) else None
+    try:
+        return normalize_time(value) if isinstance(value, str) else None
+    except UsageError:
+        return None

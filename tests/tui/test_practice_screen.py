@@ -1,0 +1,207 @@
+"""The practice screen: right, wrong, hints, solution, open in calculator; mastery in the tree and
+status line; snapshots at 80x24 and 120x40. Uses the real guide (problems link real entries)."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, OptionList, Static
+
+from studytui.guide import load_guide
+from studytui.practice.answers import format_value
+from studytui.practice.grading import expected
+from studytui.tui.practice import SCREEN_ID
+from studytui.tui.practice.screen import PracticeScreen
+from studytui.tui.registry import build_registry
+
+
+@pytest.fixture
+def real_app(make_app):
+    def factory():
+        registry = build_registry(plugin_modules=("studytui.tui.calc", "studytui.tui.practice"))
+        return make_app(guide=load_guide(), registry=registry)
+
+    return factory
+
+
+def _text(screen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def _right(variant) -> str:
+    exp = expected(variant)
+    return exp.choice if exp.choice is not None else format_value(exp.value, variant.problem.unit, 10)
+
+
+async def _open(pilot, **params):
+    await pilot.pause()
+    pilot.app.open_screen(SCREEN_ID, **params)
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, PracticeScreen)
+    return screen
+
+
+async def _type(pilot, text: str) -> None:
+    await pilot.press(*text, "enter")
+    await pilot.pause()
+
+
+async def test_wrong_then_hints_then_right(real_app, store):
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, section="start-here")
+        variant = screen.variant
+        assert variant.problem.id == screen.problem_ids[0] and isinstance(app.focused, Input)
+        assert variant.question in _text(screen, "#practice-question")
+        exp = expected(variant)
+        wrong = format_value(exp.value * 4, variant.problem.unit)
+        await _type(pilot, wrong)
+        feedback = _text(screen, "#practice-feedback")
+        assert "Not yet" in feedback and variant.hints[0] in feedback and "too high" in feedback
+        assert _text(screen, "#practice-solution") == ""  # no answer given away
+        app.screen.query_one(Input).value = ""
+        await _type(pilot, wrong)
+        assert variant.hints[1] in _text(screen, "#practice-feedback")
+        app.screen.query_one(Input).value = ""
+        await _type(pilot, _right(variant))
+        feedback = _text(screen, "#practice-feedback")
+        assert feedback.startswith("Right") and exp.display(variant.problem.unit) in feedback
+        assert variant.notice in _text(screen, "#practice-solution")
+        assert [a.correct for a in store.attempts(variant.problem.id)] == [False, False, True]
+        # mastery reaches the list, the title, the tree and the status line
+        assert "mastery 1/" in _text(screen, "#practice-title")
+        assert str(screen.query_one(OptionList).get_option_at_index(0).prompt).startswith("✓")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.main_screen.tree.mastery["start-here"][0] == 1
+        assert "Practice 1/" in _text(app.main_screen, "#status")
+
+
+async def test_solution_on_request_counts_as_a_miss(real_app, store):
+    app = real_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot, section="kernel-optimization")
+        pid = screen.variant.problem.id
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert screen.variant.notice in _text(screen, "#practice-solution")
+        assert [(a.correct, a.answer) for a in store.attempts(pid)] == [(False, "(solution shown)")]
+        await _type(pilot, _right(screen.variant))  # same variant, now right
+        assert _text(screen, "#practice-feedback").startswith("Right")
+
+
+async def test_bad_input_is_a_message_not_a_crash(real_app, store):
+    app = real_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot, section="start-here")
+        await _type(pilot, "lots\x1b[31m")
+        assert "is not a number" in _text(screen, "#practice-feedback") and "\x1b" not in _text(screen, "#practice-feedback")
+        assert store.attempts() == []
+
+
+async def test_choice_problem_by_number(real_app, store):
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, section="start-here")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert screen.variant.problem.id == screen.problem_ids[1]
+        while screen.variant.problem.kind != "choice":
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        variant = screen.variant
+        number = str(variant.choices.index(expected(variant).choice) + 1)
+        await _type(pilot, number)
+        assert _text(screen, "#practice-feedback").startswith("Right")
+
+
+async def test_open_in_calculator_prefilled_with_the_variant(real_app):
+    from studytui.tui.calc.screens import CalculatorScreen
+
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, section="start-here")
+        variant = screen.variant
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        calc = app.screen
+        assert isinstance(calc, CalculatorScreen) and calc.spec.name == variant.problem.calc_name
+        assert calc.result is not None
+        exp = expected(variant)
+        assert calc.result.values[variant.problem.answer_key] == exp.value  # the very same numbers
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and isinstance(app.focused, Input)
+
+
+async def test_from_an_entry_its_problems_and_the_key(real_app):
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.jump_to("roofline-paper")
+        await pilot.pause()
+        await pilot.press("x")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PracticeScreen)
+        assert screen.problem_ids and all("roofline-paper" in screen.practice.get(p).entries for p in screen.problem_ids)
+        assert ("x", "Practice", SCREEN_ID) in app.key_rows()
+
+
+async def test_palette_lists_practice_by_section_and_due(real_app):
+    from studytui.tui.commands import StudyCommands
+
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        titles = [hit.text async for hit in StudyCommands(app.screen).discover()]
+        assert "Practice: 2. Kernel optimization" in titles and "Review due problems" in titles
+        app.open_screen(SCREEN_ID, due=True)
+        await pilot.pause()
+        assert isinstance(app.screen, PracticeScreen)  # nothing due: all problems, with a notice
+
+
+async def test_first_paint_does_not_load_problems(real_app, monkeypatch):
+    """Problems load after the first frame (a ready hook), never before it."""
+    import studytui.tui.practice as plugin
+
+    calls = []
+    original = plugin.PracticeState.load
+
+    def spy(app):
+        calls.append(app.main_screen is not None and app.main_screen.detail is not None)
+        return original(app)
+
+    monkeypatch.setattr(plugin.PracticeState, "load", staticmethod(spy))
+    app = real_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.practice_state is None or calls
+        await pilot.pause()
+        await pilot.pause()
+        assert calls == [True]
+
+
+def _opened(section: str):
+    async def run_before(pilot) -> None:
+        await pilot.pause()
+        pilot.app.open_screen(SCREEN_ID, section=section)
+        await pilot.pause()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_practice_snapshot(snap_compare, real_app, size):
+    assert snap_compare(real_app(), run_before=_opened("distributed-inference"), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+def test_practice_snapshot_after_a_miss(snap_compare, real_app, size):
+    async def run_before(pilot) -> None:
+        await _opened("distributed-inference")(pilot)
+        await pilot.press(*"1 s", "enter")
+        await pilot.pause()
+
+    assert snap_compare(real_app(), run_before=run_before, terminal_size=size)
