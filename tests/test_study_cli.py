@@ -305,3 +305,18 @@ def test_next_follows_marking_and_opening_not_showing(capsys: pytest.CaptureFixt
     store.mark_opened(GUIDE.entries[5].id)  # opening a source later in the guide: the learner is there now
     store.close()
     assert run_json(capsys, "next", "--json")["id"] == GUIDE.entries[6].id
+
+
+def test_progress_tells_done_and_skipped_apart_without_colour(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    for entry in GUIDE.sections[0].entries[:2]:
+        run(capsys, "mark", entry.id, "done")
+    for entry in GUIDE.sections[0].entries[2:4]:
+        run(capsys, "mark", entry.id, "skipped")
+    code, out, _ = run(capsys, "progress")
+    assert code == 0
+    legend = next(line for line in out.splitlines() if "skipped" in line and "done" in line and "learning" in line and "pending" in line)
+    glyphs = {word: legend[legend.index(word) - 2] for word in ("done", "skipped", "learning")}
+    assert len(set(glyphs.values())) == 3, glyphs
+    start = next(line for line in out.splitlines() if line.startswith(GUIDE.sections[0].title[:10]))
+    assert glyphs["done"] in start and glyphs["skipped"] in start

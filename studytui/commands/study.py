@@ -339,7 +339,7 @@ def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
     }
     bar = Text()
     bar.append("█" * cells["done"], style="green")
-    bar.append("█" * cells["skipped"], style="blue")
+    bar.append("╳" * cells["skipped"], style="blue")  # not █: told apart from done without colour
     bar.append("▒" * cells["learning"], style="yellow")
     bar.append("·" * max(0, width - sum(cells.values())), style="dim")
     return bar
@@ -383,7 +383,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
             str(c.done), str(c.skipped), str(c.learning), str(c.pending), str(c.total),
         )
     con.print(table)
-    con.print(Text("█ done  ", style="green") + Text("█ skipped  ", style="blue") + Text("▒ learning  ", style="yellow") + Text("· pending", style="dim"))
+    con.print(Text("█ done  ", style="green") + Text("╳ skipped  ", style="blue") + Text("▒ learning  ", style="yellow") + Text("· pending", style="dim"))
     if summary.orphans:
         con.print(Text(f"\nKept for {len(summary.orphans)} entr{'y' if len(summary.orphans) == 1 else 'ies'} no longer in the guide (orphans; exported with everything else):", style="bold"))
         for o in summary.orphans:
