@@ -174,3 +174,29 @@ async def test_the_title_follows_the_inputs(calc_app):
         await pilot.pause()
         assert "llama-3.1-70b" in title() and "llama-3.1-8b" not in title()
         assert model is screen.form.rows["model"].control
+
+
+async def test_handoff_dialog_gives_an_unbroken_url_and_does_not_claim_a_browser(make_app):
+    from studytui.tui.screens.handoff import HandoffDialog
+
+    from .support import SSH_ENV
+
+    app = make_app(environ=dict(SSH_ENV), platform="linux")
+    app.write_to_terminal = lambda sequence: None  # type: ignore[method-assign]
+    long_url = "https://example.org/" + "a-very-long-path-segment/" * 6 + "paper.pdf"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.hand_off(long_url, "A paper with a long link")
+        await pilot.pause()
+        assert isinstance(app.screen, HandoffDialog)
+        text = screen_text(app)
+        assert "in your browser" not in text.split("No browser was started")[0]
+        plain = app.screen.query_one("#handoff-plain")
+        assert plain.size.height == 1 and plain.size.width >= len(long_url)  # one line, never wrapped
+        assert str(plain.render()) == long_url
+        # A guide entry's dialog names the command that prints the URL.
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        assert "studytui open roofline" in " ".join(screen_text(app).split())
