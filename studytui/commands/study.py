@@ -456,6 +456,38 @@ def _write_atomically(path: Path, data: bytes) -> Path:
     return target
 
 
+def demote_headings(text: str, level: int) -> str:
+    """A note's own Markdown headings moved below the journal's: the note's highest heading
+    becomes `level` (at most 6), the others keep their relative depth. Code blocks are left alone;
+    underlined (setext) headings become `#` headings."""
+    import re
+
+    atx = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)(.*)$")
+    lines = text.split("\n")
+    fence: str | None = None
+    found: list[tuple[int, int, str]] = []  # (line index, depth, heading text)
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        marker = stripped[:3]
+        if marker in ("```", "~~~"):
+            fence = None if fence == marker else (fence or marker)
+            continue
+        if fence:
+            continue
+        m = atx.match(line)
+        if m:
+            found.append((i, len(m.group(2)), m.group(3).strip()))
+        elif i > 0 and lines[i - 1].strip() and re.fullmatch(r" {0,3}(=+|-+)\s*", line) and not atx.match(lines[i - 1]):
+            found.append((i - 1, 1 if "=" in line else 2, lines[i - 1].strip()))
+            lines[i] = "\x00"  # the underline goes
+    if not found:
+        return text
+    top = min(depth for _i, depth, _t in found)
+    for i, depth, title in found:
+        lines[i] = "#" * min(6, level + depth - top) + (f" {title}" if title else "")
+    return "\n".join(line for line in lines if line != "\x00")
+
+
 def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], exported_at: str) -> str:
     """The study journal: every note, by section in guide order, then orphaned notes."""
     from studytui.study import canonical_states, progress_summary
@@ -475,16 +507,16 @@ def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], ex
             continue
         lines += ["", f"## {section.title}", ""]
         if section_note:
-            lines += [section_note.rstrip("\n"), ""]
+            lines += [demote_headings(section_note.rstrip("\n"), 3), ""]
         for e in noted:
             p = current[e.id]
             lines += [f"### {e.title}", "", f"`{e.id}` · {p.state}" + (f" · <{e.url}>" if e.url else ""), ""]
-            lines += [p.note.rstrip("\n"), ""]
+            lines += [demote_headings(p.note.rstrip("\n"), 4), ""]
     orphan_notes = [o for o in orphans.values() if o.note]
     if orphan_notes:
         lines += ["", "## Notes on entries no longer in the guide", ""]
         for o in orphan_notes:
-            lines += [f"### `{o.entry_id}` ({o.state})", "", o.note.rstrip("\n"), ""]
+            lines += [f"### `{o.entry_id}` ({o.state})", "", demote_headings(o.note.rstrip("\n"), 4), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
