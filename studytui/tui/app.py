@@ -25,7 +25,7 @@ from studytui.tui.notes import NoteDraft
 from studytui.tui.registry import Registry, build_registry
 
 # The three themes `t` cycles through: dark, light, and one drawn in the terminal's own palette.
-STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark")
+STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark", "studytui-high-contrast")
 THEME_UI_KEY = "theme"
 NO_COLOR_THEME = "ansi-dark"  # with NO_COLOR every colour is dropped; this theme's styles suit that
 
@@ -41,7 +41,7 @@ class StudyApp(App[None]):
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit (the note is saved)"),
         Binding("question_mark", "help", "Help", id="help", tooltip="This list of keys"),
         Binding("f1", "help", "Help", id="help-f1", show=False, tooltip="Help, also while typing"),
-        Binding("t", "cycle_theme", "Theme", id="theme", show=False, tooltip="Next theme: dark, light, ANSI"),
+        Binding("t", "cycle_theme", "Theme", id="theme", show=False, tooltip="Next theme: dark, light, ANSI, high contrast"),
     ]
 
     def __init__(
@@ -57,6 +57,9 @@ class StudyApp(App[None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        from studytui.tui.themes import register_study_themes
+
+        register_study_themes(self)  # ANSI with visible tree guides, and high contrast
         if self.no_color:
             self._use_terminal_colours()
         self.guide = guide

@@ -200,3 +200,22 @@ async def test_handoff_dialog_gives_an_unbroken_url_and_does_not_claim_a_browser
         await pilot.press("o")
         await pilot.pause()
         assert "studytui open roofline" in " ".join(screen_text(app).split())
+
+
+async def test_ansi_theme_draws_tree_guides_and_high_contrast_is_offered(make_app):
+    from studytui.tui.app import STUDY_THEMES
+    from studytui.tui.widgets.guide_tree import GuideTree
+
+    assert "studytui-high-contrast" in STUDY_THEMES
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.theme = "ansi-dark"
+        await pilot.pause()
+        tree = app.screen.query_one(GuideTree)
+        guides = tree.get_component_rich_style("tree--guides")
+        assert guides.color is not None and guides.color.name in ("bright_black", "white", "color(8)", "color(7)"), guides
+        app.theme = "studytui-high-contrast"
+        await pilot.pause()
+        guides = tree.get_component_rich_style("tree--guides")
+        assert guides.color is not None and guides.color.triplet is not None and min(guides.color.triplet) >= 0xC0

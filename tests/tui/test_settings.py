@@ -31,7 +31,7 @@ async def test_t_cycles_dark_light_ansi_and_is_remembered(make_app, store):
             await pilot.press("t")
             await pilot.pause()
             seen.append(app.theme)
-        assert seen == ["textual-light", "ansi-dark", "textual-dark"]
+        assert seen == ["textual-light", "ansi-dark", "studytui-high-contrast", "textual-dark"]
         await pilot.press("t", "t")  # leave it on the ANSI theme
         await pilot.pause()
     assert store.get_ui("theme") == "ansi-dark"
