@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Mapping, Union
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -75,6 +76,19 @@ class GuideTree(Tree[NodeData]):
         self.mastery = dict(mastery)
         for section in self.guide.sections:
             self._section_nodes[section.id].set_label(self.section_label(section))
+
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        """The label cut to the pane with an ellipsis, so a long title never just stops."""
+        text = super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - max(0, depth - 1) * self.guide_depth  # no root row
+        if room > 1 and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return text
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Tree measures every line on each rebuild by rendering its label; ours are plain
