@@ -188,7 +188,10 @@ def transformer(
     )
     result.row("model", params.name)
     result.row("ceilings", ceilings.gpu_label + (f" x TP {tp}" if tp > 1 else ""))
-    result.row("parameters (total / active)", f"{format_count(counts.total)} / {format_count(counts.active)}")
+    if params.is_moe:  # only a mixture of experts has an "active" count worth a second number
+        result.row("parameters (total / active)", f"{format_count(counts.total)} / {format_count(counts.active)}")
+    else:
+        result.row("parameters", format_count(counts.total))
     result.row("KV cache per token", f"{format_size(kv_tok)} ({kv_dtype})")
     result.step(
         f"parameters: total {g(counts.total)}, active per token {g(counts.active)} "

@@ -219,3 +219,13 @@ async def test_ansi_theme_draws_tree_guides_and_high_contrast_is_offered(make_ap
         await pilot.pause()
         guides = tree.get_component_rich_style("tree--guides")
         assert guides.color is not None and guides.color.triplet is not None and min(guides.color.triplet) >= 0xC0
+
+
+def test_total_and_active_parameters_only_for_a_mixture_of_experts():
+    from studytui.calc.forms import CALCULATORS
+
+    spec = CALCULATORS["transformer"]
+    dense = dict(spec.run({"model": "llama-3.1-8b", "gpu": "h200"}, None).rows)
+    moe = dict(spec.run({"model": "mixtral-8x7b", "gpu": "h200"}, None).rows)
+    assert "parameters" in dense and "parameters (total / active)" not in dense
+    assert "parameters (total / active)" in moe
