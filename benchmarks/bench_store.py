@@ -6,7 +6,9 @@ Prints the median of repeated runs for:
   and on a synthetic 5,000-entry database (in-process, warm OS cache, imports already done);
 - the same in a fresh process each time (interpreter start + imports + open + read);
 - the whole command `studytui progress --json`, as a process;
-- the import cost of sqlite3 and of sqlite_utils (kept off the read path), via `python -X importtime`.
+- the import cost of sqlite3 and of sqlite_utils (kept off the read path), via `python -X importtime`;
+- `PRAGMA quick_check` alone (run by every open_store), on those databases and on one holding a
+  44 MB note (the size of the largest imported note tried in hostile testing).
 
 Run: python benchmarks/bench_store.py [--runs N]
 """
@@ -59,6 +61,21 @@ def in_process(data: Path, runs: int) -> float:
     return statistics.median(times) * 1000
 
 
+def quick_check_ms(data: Path, runs: int) -> tuple[float, float]:
+    """(median ms of PRAGMA quick_check, file size in MB)."""
+    import sqlite3
+
+    db = data / "studytui.db"
+    times = []
+    for _ in range(runs):
+        conn = sqlite3.connect(db)
+        t0 = time.perf_counter()
+        assert conn.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        times.append(time.perf_counter() - t0)
+        conn.close()
+    return statistics.median(times) * 1000, db.stat().st_size / 1e6
+
+
 def whole_process(argv: list[str], runs: int, env: dict[str, str]) -> float:
     times = []
     for _ in range(runs):
@@ -108,6 +125,17 @@ def main() -> None:
         print(f"  fresh process: import store + open + read, {label:12s} {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python)")
     ms = whole_process([sys.executable, "-m", "studytui.cli", "progress", "--json"], args.runs, env)
     print(f"  whole process `studytui progress --json` (real guide) {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python {python_only:.1f} ms)")
+    huge = tmp / "huge"
+    fill(huge, [e.id for e in guide.entries])
+    from studytui.store import open_store
+
+    big = open_store(huge)
+    big.set_note(guide.entries[0].id, "forty-four megabytes of imported note text. " * 1_000_000)
+    big.close()
+    print("integrity check on open (PRAGMA quick_check alone):")
+    for label, data in (("real guide", real), ("5000 entries", synthetic), ("44 MB note", huge)):
+        ms, mb = quick_check_ms(data, max(5, args.runs // 3))
+        print(f"    {label:12s} ({mb:6.1f} MB file)               {ms:7.2f} ms")
     print("import cost (python -X importtime, cumulative, median of 5):")
     print(f"    sqlite3                                     {import_cost_ms('sqlite3'):7.1f} ms")
     print(f"    studytui.store (read path, no sqlite_utils) {import_cost_ms('studytui.store'):7.1f} ms")

@@ -304,6 +304,8 @@ def test_tpu_collective_runs_along_one_axis() -> None:
     assert r.values["link_bw_per_direction"] == 90e9  # 2 x 45 GB/s, not 200
     assert any("one axis" in a for a in r.assumptions)
     assert not any("halved" in a for a in r.assumptions)
+    with pytest.raises(UsageError, match="at most 16 chips"):
+        run("collective", {"gpus": "64", "gpu": "tpu-v5e"})
 
 
 def test_ecc_reported_memory_with_datasheet_beside(capsys: pytest.CaptureFixture[str]) -> None:
@@ -345,6 +347,8 @@ def test_explain_wording(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ring" not in dict(a2a.rows)["collective"] and any("not a ring" in a for a in a2a.assumptions)
     code, out, _ = cli(capsys, "calc", "roofline", "--gpu", "h100", "--dtype", "int8", "--intensity", "3")
     assert "peak int8 = 1979 TOPS" in out
+    code, out, _ = cli(capsys, "gpus", "h100")
+    assert "1,979 TOPS" in out
     fp16 = run("transformer", {"model": "llama-3.1-8b", "weight_dtype": "fp16"})
     assert not any("quantisation" in a for a in fp16.assumptions) and any("same storage size" in a for a in fp16.assumptions)
     int4 = run("transformer", {"model": "llama-3.1-8b", "weight_dtype": "int4"})

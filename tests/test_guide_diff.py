@@ -587,3 +587,14 @@ def test_earliest_layout_bold_names_with_address_links():
 def test_framing_headings_without_entries_are_not_sections(guide):
     text = render(model(guide)).replace("## License", "## How this list is kept\n\nBy hand, with [care](#contents).\n\n## License")
     assert diff_of(guide, text).differences == []
+
+
+def test_pathological_markdown_is_stopped(tmp_path, monkeypatch, capsys):
+    import studytui.guide.readme as readme_module
+
+    monkeypatch.setattr(readme_module, "PARSE_SECONDS", 0.2)
+    p = tmp_path / "README.md"
+    p.write_text("## S\n\n- " + "[" * 300_000)
+    assert main(["--data-dir", str(tmp_path / "d"), "guide", "diff", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "to parse" in err and len(err.strip().splitlines()) == 1

@@ -68,7 +68,7 @@ def test_readme_states_dense_peaks_and_direction() -> None:
 
 # Fields the catalog adds to the reference compilation (issue 13), each with its own source.
 ADDED = {"scale_out", "memory_reported_mib", "memory_reported_by"}
-ADDED_LINK = {"domain_size", "nvls", "axis_bw_gbs_per_direction", "axis_source", "all_ports_bw_gbs", "source"}
+ADDED_LINK = {"domain_size", "nvls", "axis_bw_gbs_per_direction", "axis_source", "axis_max_chips", "all_ports_bw_gbs", "source"}
 
 
 def _rejoin(link: dict) -> dict:
@@ -125,7 +125,7 @@ def test_no_comma_split_keys_in_json(capsys: pytest.CaptureFixture[str]) -> None
     for gpu in ("h100-pcie", "a100-pcie-40gb", "mi300x", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x"):
         assert main(["gpus", gpu, "--json"]) == 0
         spec = json.loads(capsys.readouterr().out)["spec"]
-        assert set(spec["interconnect"]) <= {"name", "bw_gbs", "domain", "domain_size", "axis_bw_gbs_per_direction", "axis_source"}, gpu
+        assert set(spec["interconnect"]) <= {"name", "bw_gbs", "domain", "domain_size", "axis_bw_gbs_per_direction", "axis_source", "axis_max_chips"}, gpu
         assert "," in spec["interconnect"]["name"] or "," in spec["interconnect"].get("domain", ""), gpu
 
 

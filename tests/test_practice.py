@@ -206,3 +206,38 @@ def test_duplicate_ids_are_rejected(tmp_path):
 
 def test_shipped_content_passes_check():
     assert check_problems(CONTENT, load_guide(CONTENT)) == []
+
+
+def test_control_characters_in_problem_text_are_rejected(tmp_path):
+    root = _content_copy(tmp_path, GOOD.replace("Ridge point of the {gpu}?", '"Ridge \\x1b[31mpoint of the {gpu}?"'))
+    parsed = parse_problems(root)
+    assert parsed.errors and "control character" in parsed.errors[0] and parsed.errors[0].startswith("content/problems/00-test.yaml:8:")
+
+
+def test_a_huge_answer_is_refused_without_echo():
+    with pytest.raises(UsageError) as info:
+        parse_answer("9" * 100_000, "ms")
+    assert len(str(info.value)) < 200
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from studytui.practice.answers import UNITS  # noqa: E402
+
+
+@given(st.sampled_from(sorted(UNITS)), st.floats(min_value=1e-6, max_value=1e12, allow_nan=False, allow_infinity=False))
+def test_a_shown_value_reads_back_as_itself(unit, value):
+    """What the app shows as the expected answer, typed back, is graded as that value."""
+    shown = format_value(value, unit, 12)
+    assert math.isclose(parse_answer(shown, unit), value, rel_tol=1e-9)
+    bare = shown[: -len(unit)].strip() if unit and shown.endswith(unit) else shown
+    assert math.isclose(parse_answer(bare, unit), value, rel_tol=1e-9)
+
+
+def test_studytui_check_reports_a_broken_problem(tmp_path, capsys):
+    from studytui.cli import main
+
+    root = _content_copy(tmp_path, GOOD.replace("gpu: [h100, h200]", "gpu: [h100, nosuchgpu]"))
+    code = main(["--content", str(root), "check"])
+    out = capsys.readouterr().out
+    assert code == 1 and "content/problems/00-test.yaml:9:" in out and "refused it" in out

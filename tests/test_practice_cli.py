@@ -240,3 +240,13 @@ def test_a_v1_database_gains_attempts_without_losing_anything(tmp_path):
     store.record_attempt("sh-time-floor", 0, "1 ms", False, 0.5)
     assert store.attempts()[0].relative_error == 0.5
     store.close()
+
+
+def test_the_solution_names_the_calc_command_that_grades_it(capsys):
+    code, out, _ = run(capsys, "practice", "answer", "sh-time-floor", "1 s", "--reveal", "--seed", "4")
+    assert code == 0
+    line = next(l for l in out.splitlines() if l.startswith("Check it: studytui calc "))
+    argv = line.removeprefix("Check it: studytui ").split()
+    shown = run_json(capsys, "practice", "show", "sh-time-floor", "--seed", "4", "--json")
+    result = run_json(capsys, *argv, "--json")
+    assert result["time_s"] == run_calc("roofline", shown["calc"]["args"]).values["time_s"]

@@ -298,3 +298,48 @@ def test_a_duplicate_key_in_content_is_an_error_with_its_line(tmp_path: Path, ca
     code, out, err = run(capsys, "--content", str(dest), "check")
     assert code == 1
     assert re.search(rf"{re.escape(section.name)}:{index + 2}: .*duplicate key 'url'", out + err), out + err
+
+
+# -- properties -----------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from studytui.output import one_line, visible  # noqa: E402
+
+_TERMINAL_COMMANDS = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF)))
+def test_visible_text_holds_no_terminal_command_and_keeps_every_other_character(text: str) -> None:
+    shown = visible(text)
+    assert not _TERMINAL_COMMANDS.search(shown)
+    # Each command character becomes its \\xNN escape; everything else passes through, in order.
+    expected = "".join(
+        f"\\x{ord(c):02x}" if _TERMINAL_COMMANDS.match(text, i) else c for i, c in enumerate(text)
+    )
+    assert shown == expected
+    assert "\n" not in one_line(text) and not _TERMINAL_COMMANDS.search(one_line(text))
+
+
+@settings(max_examples=40, deadline=None)
+@given(texts=st.lists(st.text(max_size=30), min_size=1, max_size=8), pick=st.integers(0, 100))
+def test_every_saved_version_is_in_the_history_and_any_can_be_restored(tmp_path_factory: pytest.TempPathFactory, texts: list[str], pick: int) -> None:
+    s = open_store(tmp_path_factory.mktemp("hist"))
+    saved: list[str] = []
+    for text in texts:
+        before = s.get_note("e")
+        s.set_note("e", text)
+        if text != before:
+            saved.append(text)
+    versions = s.note_history("e")
+    assert [v.text for v in versions] == saved
+    if saved:
+        n = pick % len(saved) + 1
+        s.restore_note("e", n)
+        assert s.get_note("e") == saved[n - 1]
+        after = s.note_history("e")
+        assert [v.text for v in after[: len(saved)]] == saved  # nothing removed or renumbered
+        assert after[-1].current
+    s.close()

@@ -93,6 +93,7 @@ def start_server(data: Path, port: int) -> subprocess.Popen:
     proc = subprocess.Popen(
         [*CLI, "--data-dir", str(data), "serve", "--port", str(port)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True,  # its own process group, like a job in a terminal
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -108,7 +109,7 @@ def start_server(data: Path, port: int) -> subprocess.Popen:
 
 
 def stop_server(proc: subprocess.Popen) -> str:
-    proc.send_signal(signal.SIGINT)  # what Ctrl+C sends
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in a terminal sends: to the server and each tab's app
     try:
         out, _ = proc.communicate(timeout=30)
     except subprocess.TimeoutExpired:
@@ -145,12 +146,15 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
                         payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload))
 
                 page.on("websocket", on_socket)
+                elsewhere: list[str] = []  # nothing may be fetched from another host (offline, private)
+                page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None)
                 page.goto(url_for("127.0.0.1", port), wait_until="domcontentloaded")
                 # The app is up when its first frame (the footer with the Done key) has arrived.
                 deadline = time.monotonic() + 60
                 while "Done" not in "".join(received):
                     assert time.monotonic() < deadline, "the app's first frame never reached the browser"
                     page.wait_for_timeout(100)
+                assert elsewhere == []
                 page.locator(".xterm").first.click()
                 assert progress(data)["done"] == 0
                 page.keyboard.press("d")
@@ -197,3 +201,15 @@ def test_server_log_lines_are_one_line_without_traceback() -> None:
         record = logging.LogRecord("textual-serve", logging.ERROR, __file__, 1, "%s", ("socket closed\n\x1b[31mmid-frame",), sys.exc_info())
     line = _one_line_formatter().format(record)
     assert line == "studytui: serve: error: socket closed [31mmid-frame"
+
+
+def test_page_asks_no_other_host() -> None:
+    from studytui.takealong.serve import local_only
+
+    page = """<head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />
+    <link
+      rel="stylesheet"
+      href="https://fonts.googleapis.com/css?family=Roboto%20Mono"
+    /><script src="http://127.0.0.1:8000/static/js/textual.js"></script></head>"""
+    out = local_only(page)
+    assert "googleapis" not in out and "xterm.css" in out and "textual.js" in out

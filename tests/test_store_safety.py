@@ -140,19 +140,25 @@ def test_read_only_store_reads_and_refuses_writes(tmp_path: Path, monkeypatch: p
     assert (tmp_path / "studytui.db").read_bytes() == before
 
 
-def _read_only_runner() -> list[str] | None:
-    """A way to run a command with the data directory really mounted read-only (root can write
-    through file modes, so chmod proves nothing there), or None."""
-    if os.geteuid() != 0:
-        return []  # chmod is enough for an ordinary user
+def _read_only_runner(probe: Path) -> list[str] | None:
+    """How to make a directory really read-only here: [] when file modes are enough (an ordinary
+    user), a mount namespace with a read-only bind mount where modes are not (root), else None."""
+    probe.mkdir()
+    os.chmod(probe, 0o555)
+    try:
+        (probe / "x").write_text("x")
+    except PermissionError:
+        return []
+    finally:
+        os.chmod(probe, 0o755)
     if shutil.which("unshare") is None:
         return None
-    probe = subprocess.run(["unshare", "-m", "true"], capture_output=True)
-    return ["unshare", "-m"] if probe.returncode == 0 else None
+    attempt = subprocess.run(["unshare", "-m", "true"], capture_output=True)
+    return ["unshare", "-m"] if attempt.returncode == 0 else None
 
 
 def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
-    runner = _read_only_runner()
+    runner = _read_only_runner(tmp_path / "probe")
     if runner is None:
         pytest.skip("cannot make a read-only directory here")
     data = tmp_path / "data"
@@ -163,6 +169,7 @@ def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
         "progress": ["progress", "--json"],
         "search": ["search", "readable"],
         "export": ["export", "-"],
+        "open": ["open", FIRST],
         "mark": ["mark", FIRST, "learning"],
         "write note": ["note", FIRST, "--text", "changed"],
     }
@@ -189,9 +196,10 @@ def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
         os.chmod(data, 0o755)
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
-    for name in ("note", "progress", "search", "export"):
+    for name in ("note", "progress", "search", "export", "open"):
         code, out, err = results[name]
         assert code == 0, (name, err)
+    assert GUIDE.entries[0].url in results["open"][1] and "read-only" in results["open"][2]
     assert results["note"][1].startswith("readable note")
     assert json.loads(results["progress"][1])["done"] == 1
     assert FIRST in results["search"][1]
@@ -244,7 +252,11 @@ def test_an_existing_studytui_database_without_the_stamp_is_recognised_and_stamp
     conn = sqlite3.connect(db)
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     conn.close()
-    assert not list(tmp_path.glob("*.backup*"))
+    # At most the one backup a schema upgrade makes; opening again adds none.
+    backups = list(tmp_path.glob("*.backup*"))
+    assert len(backups) <= 1
+    open_store(tmp_path).close()
+    assert list(tmp_path.glob("*.backup*")) == backups
 
 
 def test_a_new_database_is_stamped(tmp_path: Path) -> None:
@@ -286,3 +298,45 @@ def test_invalid_event_json_and_unknown_state_do_not_block_reading_or_export(
     s2 = open_store(isolated_data_dir / "copy")
     s2.import_json(exported, known_ids={FIRST, SECOND})
     assert s2.get_note(FIRST) == "second version"
+
+
+def _v1_store(data: Path, n: int = 300) -> Path:
+    """A database as studytui wrote it before schema version 2."""
+    from studytui.store.store import Store
+
+    data.mkdir(parents=True, exist_ok=True)
+    s = Store(data / "studytui.db", migrations={1: create_v1})
+    for i in range(n):
+        s.set_note(f"entry-{i}", f"note {i} " + "words " * 40)
+    s.close()
+    return data / "studytui.db"
+
+
+def test_a_damaged_file_at_an_older_schema_is_never_migrated(tmp_path: Path) -> None:
+    db = _v1_store(tmp_path)
+    _damage_a_middle_page(db)
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="damaged"):
+        open_store(tmp_path)
+    salvage = open_store(tmp_path, salvage=True)
+    exported = salvage.export_json()
+    salvage.close()
+    assert len(exported["entries"]) >= 250 and exported["attempts"] == []
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["studytui.db"]  # no backup, no migration
+
+
+def test_a_read_only_file_at_an_older_schema_is_read_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _v1_store(tmp_path, n=3)
+    before = db.read_bytes()
+    real_access = os.access
+    monkeypatch.setattr(store_module.os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real_access(p, mode, **kw))
+    s = open_store(tmp_path)
+    assert s.read_only and s.get_note("entry-2").startswith("note 2")
+    assert s.attempts() == [] and s.export_json()["attempts"] == []
+    with pytest.raises(StoreError, match="read-only"):
+        s.set_note("entry-2", "x")
+    s.close()
+    assert db.read_bytes() == before
+    # No migration, no backup (SQLite's -wal/-shm may appear: the directory is only pretend read-only).
+    assert not list(tmp_path.glob("*.backup*"))

@@ -74,7 +74,7 @@ def test_reexport_keeps_note_ids_and_model_ids(tmp_path: Path) -> None:
 
 
 def test_problem_deck_from_attempts(tmp_path: Path) -> None:
-    """The practice layer is not built yet: the deck is built from a fake list of met variants."""
+    """The deck from a list of met variants (the interface), with maths and hostile text."""
     entry = GUIDE.entries[0]
     met = [
         anki.ProblemCard("decode-bound", 7, "Minimum time of one decode step for $B=1$ on an H200?", "30.1 ms",
@@ -119,3 +119,38 @@ def test_anki_to_stdout_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
 def test_anki_into_missing_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["export", str(tmp_path / "nope" / "d.apkg")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_problem_deck_from_recorded_attempts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Attempts recorded by the practice feature: one card per variant met, the answer computed
+    by the calculator (as grading does), the question and choices of exactly that variant."""
+    from studytui.practice.grading import expected
+    from studytui.practice.loader import load_problems
+    from studytui.store import open_store
+
+    problems = load_problems(GUIDE.content_dir)
+    number = next(p for p in problems.problems if p.kind == "number")
+    choice = next(p for p in problems.problems if p.kind == "choice")
+    with open_store() as store:
+        store.record_attempt(number.id, 3, "1 FLOP/B", False, 0.9)
+        store.record_attempt(number.id, 3, "295 FLOP/B", True, 0.001)  # same variant: one card
+        store.record_attempt(number.id, 4, "1", False, 0.5)
+        store.record_attempt(choice.id, 1, "memory", False, None)
+        store.record_attempt("gone-problem", 1, "x", False, None)
+    out = tmp_path / "deck.apkg"
+    assert main(["export", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "3 practice problem notes" in err and "gone-problem" in err  # warned, not fatal
+    pkg = read_package(out, tmp_path)
+    cards = {g: n["fields"] for g, n in pkg["notes"].items() if n["model"] == "studytui practice problem"}
+    assert set(cards) == {anki.problem_guid(number.id, 3), anki.problem_guid(number.id, 4), anki.problem_guid(choice.id, 1)}
+    for problem, seed in ((number, 3), (number, 4), (choice, 1)):
+        variant = problem.variant(seed)
+        ident, question, answer, why, source = cards[anki.problem_guid(problem.id, seed)]
+        assert ident == f"{problem.id}#{seed}"
+        assert question.startswith(anki.field_html(variant.question))
+        assert answer == anki.field_html(expected(variant).display(problem.unit))
+        assert why == anki.field_html(" ".join(variant.notice.split())) and why
+        assert all(f"({e})" in source for e in problem.entries if GUIDE.get(e))
+    assert all(c in cards[anki.problem_guid(choice.id, 1)][1] for c in choice.variant(1).choices)
+    assert {did for _, did, _ in pkg["cards"]} == {anki.GLOSSARY_DECK_ID, anki.PROBLEM_DECK_ID}

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from studytui.cli import main
 from studytui.guide import load_guide
 from studytui.store import open_store
-from studytui.takealong.vault import split_front_matter
+from studytui.takealong.vault import export_vault, import_vault, normalized, split_front_matter
 
 GUIDE = load_guide()
 A, B, C = GUIDE.entries[0], GUIDE.entries[5], GUIDE.entries[-3]
@@ -196,6 +198,22 @@ def test_escape_sequences_stay_text(vault: Path, capsys: pytest.CaptureFixture[s
     assert run(capsys, "import", str(vault))[0] == 0
 
 
+def test_file_times_in_the_future_count_as_now(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A vault synced from a machine whose clock is wrong: the edits come in, nothing is refused."""
+    path = entry_file(vault, A)
+    path.write_text(path.read_text().replace("first thoughts", "edited on a fast clock").replace("note_updated: '", "note_updated: '2999"))
+    other = GUIDE.entries[10]
+    (vault / "new.md").write_text(f"---\nid: {other.id}\nstudytui: entry\n---\nfresh\n")
+    future = 32503680000  # the year 3000
+    for f in (path, vault / "new.md"):
+        os.utime(f, (future, future))
+    code, out, err = run(capsys, "import", str(vault))
+    assert code == 0, err
+    with open_store() as store:
+        assert store.get_note(A.id) == "edited on a fast clock\n" and store.get_note(other.id) == "fresh\n"
+        assert all(p.note_updated_at < "2100" for p in store.states().values() if p.note_updated_at)
+
+
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
@@ -260,11 +278,6 @@ def test_export_vault_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     code, _, err = run(capsys, "export", "-", "--format", "vault")
     assert code == 2 and err.count("\n") == 1
 
-
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from studytui.takealong.vault import export_vault, import_vault, normalized
 
 # Any text SQLite can hold: control characters, CR/LF mixes, lines of dashes, front-matter lookalikes.
 NOTE_TEXT = st.text(

@@ -111,6 +111,7 @@ class Ceilings:
             nvls=bool(acc and acc.nvls),
             torus_axis=bool(acc and acc.axis_bw_per_direction and not self.provenance.get("link_bw", "").startswith(("override", "measured"))),
             axis_source=str((acc.raw.get("interconnect") or {}).get("axis_source", "")) if acc else "",
+            axis_max_chips=acc.axis_max_chips if acc else None,
             catalog_link=link_from_catalog,
             measured_gpus=measured_gpus,
             measured_note=measured_note,

@@ -39,6 +39,7 @@ class Fabric:
     net_name: str = "scale-out network"
     net_source: str = ""
     axis_source: str = ""
+    axis_max_chips: int | None = None
     nvls: bool = False  # NVLink SHARP (in-switch reduction) exists on this system
     torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
     catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
@@ -141,6 +142,9 @@ def collective(
             raise FieldError("link_bw", "give --gpu (its scale-up link) or --link-bw (per direction)")
         fabric = Fabric(link_bw, link_label)
     n, d = gpus, fabric.domain
+    if fabric.torus_axis and fabric.axis_max_chips and n > fabric.axis_max_chips:
+        raise FieldError("gpus", f"a ring along one torus axis holds at most {fabric.axis_max_chips} chips; collectives over more "
+                         "run over several axes, which is not modelled (give at most that many, or --link-bw for your own figure)")
     result = _hierarchical(op, n, nbytes, latency, fabric) if d is not None and n > d else _flat(op, n, nbytes, latency, fabric)
     if fabric.link_label:
         result.values["link_source"] = fabric.link_label  # which figure: vendor, override, or measured over N GPUs

@@ -105,9 +105,14 @@ def check_finite(name: str, result: Result) -> None:
     for key, value in result.values.items():
         if isinstance(value, float) and not math.isfinite(value):
             raise UsageError(f"{name}: the inputs are out of range: {key} is not a finite number; use smaller values")
-    time_s = result.values.get("time_s")
-    if isinstance(time_s, (int, float)) and not isinstance(time_s, bool) and time_s <= 0:
-        raise UsageError(f"{name}: the inputs are out of range: the time underflows to zero; use larger values")
+    for key in _POSITIVE:
+        value = result.values.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
+            raise UsageError(f"{name}: the inputs are out of range: {key} underflows to zero; use other values")
+
+
+# Results that are positive whenever the inputs make sense: zero means a float underflowed.
+_POSITIVE = ("time_s", "speedup", "best_speedup", "flops", "bytes", "algbw", "busbw", "kv_bytes_per_token", "intensity")
 
 
 def parse_bool(text: str, name: str) -> bool:

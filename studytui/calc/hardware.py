@@ -32,7 +32,7 @@ RECORD_KEYS = frozenset({
 })
 INTERCONNECT_KEYS = frozenset({
     "name", "bw_gbs", "bw_gbs_per_direction", "all_ports_bw_gbs", "domain", "domain_size", "nvls",
-    "axis_bw_gbs_per_direction", "axis_source", "source",
+    "axis_bw_gbs_per_direction", "axis_source", "axis_max_chips", "source",
 })
 SCALE_OUT_KEYS = frozenset({"name", "bw_gbps_per_direction", "source", "note"})
 COMPUTE_UNIT_KEYS = frozenset({"kind", "count", "extra"})
@@ -71,6 +71,7 @@ class Accelerator:
     domain_size: int | None = None  # accelerators in one scale-up domain (NVLink/NVSwitch, ...)
     nvls: bool = False  # NVLink SHARP (in-switch reduction) available
     axis_bw_per_direction: float | None = None  # torus systems: one-way B/s of a ring along one axis
+    axis_max_chips: int | None = None  # torus systems: the most chips one axis holds
     scale_out_bw_per_direction: float | None = None  # network B/s per accelerator, one way
     scale_out_name: str | None = None
     scale_out_source: str | None = None
@@ -220,6 +221,7 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
         domain_size=int(domain_size) if domain_size is not None else None,
         nvls=bool(link.get("nvls")) if isinstance(link, dict) else False,
         axis_bw_per_direction=axis * 1e9 if axis is not None else None,
+        axis_max_chips=int(link["axis_max_chips"]) if isinstance(link, dict) and isinstance(link.get("axis_max_chips"), int) else None,
         scale_out_bw_per_direction=net_gbps * 1e9 / 8 if net_gbps is not None else None,
         scale_out_name=str(scale_out.get("name")) if scale_out.get("name") else None,
         scale_out_source=str(scale_out.get("source")) if scale_out.get("source") else None,

@@ -249,7 +249,10 @@ def _print_gpu(acc: Any) -> None:
     for dtype, value in acc.peak_flops.items():
         sparse = acc.peak_flops_sparse.get(dtype)
         extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
-        table.add_row(f"peak {dtype} (dense)", format_flops_rate(value) + extra)
+        rate = f"{value / 1e12:,.4g} TOPS" if dtype.startswith("int") else format_flops_rate(value)
+        if sparse and dtype.startswith("int"):
+            extra = f"  (datasheet with sparsity: {sparse / 1e12:,.4g} TOPS)"
+        table.add_row(f"peak {dtype} (dense)", rate + extra)
     table.add_row("HBM bandwidth", format_rate(acc.mem_bw))
     if acc.memory_datasheet_bytes:
         table.add_row("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from studytui.errors import UsageError
@@ -327,6 +328,9 @@ def _mark_opened(args: argparse.Namespace, entry_id: str) -> None:
 
     store = open_store(data_dir(args.data_dir))
     try:
+        if store.read_only:  # the source was still handed off; only the record is skipped
+            sys.stderr.write(f"(data directory is read-only: not recorded as opened; {store.read_only_reason})\n")
+            return
         store.mark_opened(entry_id)
         if store.progress(entry_id).state == "pending":
             store.set_state(entry_id, "learning")

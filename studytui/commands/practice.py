@@ -166,7 +166,22 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
         con.print(Text("Solution", style="bold"))
         for line in result.solution:
             con.print(Text(line))
+        for command in calc_commands(practice.variant(problem_id, result.seed)):
+            con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
     return 0
+
+
+def calc_commands(variant) -> list[str]:
+    """The `studytui calc` command lines that grade this variant (one per choice when comparing)."""
+    import shlex
+
+    call = variant.calc_call()
+    runs = list(call["args"].values()) if "pick" in call else [call["args"]]
+    out = []
+    for args in runs:
+        flags = " ".join(f"--{k.replace('_', '-')} {shlex.quote(str(v))}" for k, v in args.items())
+        out.append(f"studytui calc {call['name']} {flags}".rstrip())
+    return out
 
 
 def _due_text(review, now) -> str:

@@ -705,11 +705,12 @@ def cmd_history(args: argparse.Namespace) -> int:
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("saved (UTC)", no_wrap=True)
     table.add_column("chars", justify="right", no_wrap=True)
-    table.add_column("begins", overflow="ellipsis", no_wrap=True)
+    table.add_column("text", overflow="ellipsis", no_wrap=True)
     table.add_column("", style="dim", no_wrap=True)
     for v in versions:
         when = (v.at or "unknown time")[:19].replace("T", " ")
-        first = next((line for line in v.text.splitlines() if line.strip()), "")
+        # The text flattened onto one line (line breaks as ⏎), cut by the table's ellipsis.
+        first = " ⏎ ".join(line.strip() for line in v.text[:400].splitlines() if line.strip())
         marks = ", ".join(filter(None, (f"restores {v.restored_from}" if v.restored_from else "", "current" if v.current else "")))
         table.add_row(str(v.number), when, str(len(v.text)), Text(visible(first[:200])), marks)
     con = console()

@@ -464,6 +464,8 @@ def write_stubs(guide: Guide, diff: GuideDiff, folder: str | Path) -> list[Path]
     for path, _ in plans:
         if path.exists():
             raise UsageError(f"{path} already exists; not overwriting it (choose another --write-stubs folder)")
+    if not plans:
+        return []
     try:
         out.mkdir(parents=True, exist_ok=True)
         for path, text in plans:

@@ -17,7 +17,8 @@ from typing import Any
 
 from studytui.errors import UsageError
 
-MAX_README_BYTES = 4 * 1024 * 1024  # the real README is tens of kilobytes
+MAX_README_BYTES = 1024 * 1024  # the real README is tens of kilobytes
+PARSE_SECONDS = 10.0  # hostile Markdown (200k unclosed brackets) can take that long; the real one ~0.05 s
 LEAD_IN_CHARS = 30  # words allowed before an item's first link ("Companion:", "Read first:")
 REPO_BLOB = "https://github.com/wafer-ai/gpu-perf-engineering-resources/blob/main/"
 # Level-2 headings that frame the list rather than belong to it.
@@ -255,15 +256,15 @@ def _item_title(parts: list[tuple[str, Any]]) -> str:
 def parse_readme(text: str, path: str = "README.md") -> Readme:
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").parse(text)
+    with _time_limit(PARSE_SECONDS, path):
+        tokens = MarkdownIt("commonmark").parse(text)
     title: str | None = None
     sections: list[ReadmeSection] = []
     section: ReadmeSection | None = None
     sub_title: str | None = None
     sub_line = 0
     heading_level = 0
-    list_depth = 0
-    item_depth = 0
+    items: list[int] = []  # token indexes of the open list items, innermost last
     item_seen: set[int] = set()  # list items whose entries were already taken (first paragraph)
     last_bold = ""  # the bold name of the paragraph just before, for the earliest layout
     i = 0
@@ -291,21 +292,17 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
                 _find_verified(section, name, line)
             i += 3
             continue
-        if tok.type in ("bullet_list_open", "ordered_list_open"):
-            list_depth += 1
-        elif tok.type in ("bullet_list_close", "ordered_list_close"):
-            list_depth -= 1
-        elif tok.type == "list_item_open":
-            item_depth += 1
+        if tok.type == "list_item_open":
+            items.append(i)
         elif tok.type == "list_item_close":
-            item_depth -= 1
+            items.pop()
         elif tok.type == "inline" and section is not None and tokens[i - 1].type == "paragraph_open":
             line = (tok.map[0] + 1) if tok.map else 1
             _find_verified(section, " ".join(c.content for c in (tok.children or []) if c.type in ("text", "code_inline")), line)
             parts = _inline_parts(tok, line)
-            in_item = item_depth > 0
+            in_item = bool(items)
             # Only the first paragraph of a list item names its entries; nested lists are items too.
-            owner = _item_owner(tokens, i) if in_item else None
+            owner = items[-1] if in_item else None
             if owner is not None and owner in item_seen:
                 i += 1
                 continue
@@ -341,18 +338,38 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
     return Readme(path=path, title=title, sections=sections)
 
 
-def _item_owner(tokens: list[Any], index: int) -> int | None:
-    """The index of the list_item_open that directly holds the paragraph at `index`."""
-    depth = 0
-    for j in range(index - 1, -1, -1):
-        t = tokens[j].type
-        if t == "list_item_close":
-            depth += 1
-        elif t == "list_item_open":
-            if depth == 0:
-                return j
-            depth -= 1
-    return None
+class _TooSlow(Exception):
+    pass
+
+
+class _time_limit:
+    """Stop parsing a pathological file after `seconds` (main thread on Unix; elsewhere no limit)."""
+
+    def __init__(self, seconds: float, path: str) -> None:
+        self.seconds, self.path = seconds, path
+        self.armed = False
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+            def stop(_signum: int, _frame: Any) -> None:
+                raise _TooSlow()
+
+            self.previous = signal.signal(signal.SIGALRM, stop)
+            signal.setitimer(signal.ITIMER_REAL, self.seconds)
+            self.armed = True
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if self.armed:
+            import signal
+
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+        if kind is _TooSlow:
+            raise UsageError(f"{self.path} took over {self.seconds:g} s to parse; it is not the guide's README")
+        return False
 
 
 def _find_verified(section: ReadmeSection, text: str, line: int) -> None:

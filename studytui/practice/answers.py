@@ -28,6 +28,7 @@ UNITS: dict[str, tuple[str, float]] = {
 }
 
 _FIELD = "answer"
+MAX_ANSWER = 60  # characters: a longer "number" is a paste accident, and is not echoed back
 _NUMBER = re.compile(r"^\s*[-+]?(?:\d[\d_,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 _PARSERS = {
     "time": u.parse_time, "size": u.parse_size, "rate": u.parse_rate, "flops": u.parse_flops,
@@ -47,6 +48,8 @@ def parse_answer(text: str, unit: str) -> float:
     raw = str(text).strip()
     if not raw:
         raise UsageError(f"{_FIELD}: empty; expected a number in {unit_label(unit)}")
+    if len(raw) > MAX_ANSWER:
+        raise UsageError(f"{_FIELD}: {len(raw)} characters is too long for a number; expected a number in {unit_label(unit)}")
     if _NUMBER.match(raw):
         value = float(raw.replace("_", "").replace(",", "")) * factor
     elif family in _PARSERS:

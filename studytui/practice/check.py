@@ -45,11 +45,10 @@ def check_problems(content_dir: str | Path, guide=None, seeds: Iterable[int] = C
     section_ids = {s.id for s in guide.sections} if guide is not None else None
     seeds = list(seeds)
     for p in parsed.problems:
-        where = p.where
         yf = parsed.files.get(p.source_file)
 
         def at(*path) -> str:
-            return f"{p.source_file}:{yf.line_of(('problems', p.index, *path))}" if yf is not None else where
+            return f"{p.source_file}:{yf.line_of(('problems', p.index, *path))}" if yf is not None else p.source_file
         if section_ids is not None and p.section_id not in section_ids:
             out.append(f"{at()}: problem '{p.id}': section '{p.section_id}' is not a section of the guide")
         if guide is not None:

@@ -109,6 +109,8 @@ def parse_choice(variant: Variant, answer: str) -> str:
     """A choice by its label (any case) or its number (1-based)."""
     text = str(answer).strip()
     choices = variant.choices
+    if len(text) > 60:
+        raise UsageError(f"answer: {len(text)} characters is not one of the choices")
     for c in choices:
         if c.lower() == text.lower():
             return c

@@ -7,6 +7,7 @@ adds what needs the guide and the calculators (entry ids, running every problem 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -51,8 +52,22 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def _text(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
+
+
+def _controls(raw: Any, path: tuple = ()) -> list[tuple]:
+    """Paths of strings holding control characters (an escape sequence must never reach a terminal)."""
+    if isinstance(raw, str):
+        return [path] if _CONTROL.search(raw) else []
+    if isinstance(raw, dict):
+        return [p for k, v in raw.items() for p in _controls(v, path + (k,))]
+    if isinstance(raw, list):
+        return [p for i, v in enumerate(raw) for p in _controls(v, path + (i,))]
+    return []
 
 
 def _scalar(value: Any) -> bool:
@@ -72,6 +87,8 @@ class _Reader:
             self.add(where, "a problem must be a mapping")
             return None
         start = len(self.errors)
+        for bad in _controls(raw):
+            self.add(where + bad, "control character in text (escape sequences are not allowed in content)")
         for key in raw:
             if key not in PROBLEM_KEYS:
                 self.add(where + (key,), f"unknown field '{key}' (fields: {', '.join(sorted(PROBLEM_KEYS))})")
@@ -143,7 +160,7 @@ class _Reader:
             question=" ".join(raw["question"].split()), calc_name=name, calc_args=dict(args), answer_key=answer,
             params=params, pick=pick, unit=unit if kind == "number" else "", tolerance=float(tolerance),
             choices=tuple(choices), hints=tuple(" ".join(h.split()) for h in hints), notice=" ".join(notice.split()),
-            source_file=self.yf.display, line=self.yf.line_of(where + ("id",)), index=index,
+            source_file=self.yf.display, index=index,  # the line is found only when a message needs it
         )
 
     def params(self, where: tuple, raw: Any) -> dict[str, tuple[Any, ...]]:
@@ -177,7 +194,7 @@ def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
     if not folder.is_dir():
         return result
     problems: list[Problem] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, Problem] = {}
     for path in sorted(folder.glob("*.yaml")):
         try:
             yf = YamlFile(path, _display(path, root))
@@ -206,9 +223,11 @@ def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
             if problem is None:
                 continue
             if problem.id in seen:
-                reader.add(("problems", i, "id"), f"problem id '{problem.id}' is already used at {seen[problem.id]}")
+                first = seen[problem.id]
+                at = f"{first.source_file}:{result.files[first.source_file].line_of(('problems', first.index, 'id'))}"
+                reader.add(("problems", i, "id"), f"problem id '{problem.id}' is already used at {at}")
                 continue
-            seen[problem.id] = problem.where
+            seen[problem.id] = problem
             problems.append(problem)
     result.problems = tuple(problems)
     return result

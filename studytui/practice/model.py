@@ -41,12 +41,7 @@ class Problem:
     hints: tuple[str, ...] = ()
     notice: str = ""
     source_file: str = ""
-    line: int = 1
-    index: int = 0  # position in its file's problem list (for FILE:LINE of any field)
-
-    @property
-    def where(self) -> str:
-        return f"{self.source_file}:{self.line}"
+    index: int = 0  # position in its file's problem list (ProblemSet.line_of finds any field's line)
 
     def variant_count(self) -> int:
         n = 1

@@ -57,11 +57,13 @@ def rating_sequence(attempts: Sequence[Attempt]) -> list[str]:
 
 def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
     """Per problem with at least one attempt: its next due time and last result."""
-    from fsrs import Card, Rating
-
     by_problem: dict[str, list[Attempt]] = {}
     for a in sorted(attempts, key=lambda a: a.at):
         by_problem.setdefault(a.problem_id, []).append(a)
+    if not by_problem:
+        return {}  # nothing practised yet: not even the scheduler is imported
+    from fsrs import Card, Rating
+
     scheduler = _scheduler()
     ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
     out: dict[str, Review] = {}

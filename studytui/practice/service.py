@@ -89,6 +89,7 @@ class Practice:
     def answer(self, problem_id: str, value: str, seed: Any = None, reveal: bool = False) -> Grade:
         """Grade and record one attempt. Bad input raises UsageError and records nothing."""
         problem = self.get(problem_id)
+        self.refresh()  # another process (the app, a second shell) may have recorded attempts
         chosen = self.seed(problem_id, seed)
         history = [a for a in self.attempts(problem_id) if a.seed == chosen]
         result = grade(problem.variant(chosen), value, misses_before=schedule.misses_since_hit(history), reveal=reveal)

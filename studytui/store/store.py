@@ -125,6 +125,7 @@ class Store:
         self._lock = threading.RLock()
         self._clock: Callable[[], str] = now_iso
         self.backup_path: Path | None = None  # set when opening migrated the file
+        self._older_schema = False  # a read-only or damaged file left at an older schema version
         self.damaged: str | None = None
         self.read_only_reason: str | None = _not_writable_reason(self.path)
         if self.path.exists():
@@ -193,12 +194,12 @@ class Store:
                     f"{self.path} was written by a newer studytui (schema version {version}, this one "
                     f"reads up to {latest}); it was left untouched - upgrade studytui to use it"
                 )
-            if version < latest:
-                if self.read_only:
-                    raise StoreError(
-                        f"{self.path} needs upgrading to schema version {latest} but is read-only "
-                        f"({self.read_only_reason}); it was left untouched"
-                    )
+            if version > 0 or schema.table_names(conn):
+                self._check_integrity(conn)  # before any migration: a damaged file is never migrated
+            self._older_schema = version < latest
+            if version < latest and (self.damaged or self.read_only):
+                pass  # read the file as it is: tables a newer schema adds read as empty
+            elif version < latest:
                 try:
                     self.backup_path = schema.migrate(conn, self.path, self._migrations)
                 except schema.MigrationFailed as exc:
@@ -206,10 +207,8 @@ class Store:
                         f"could not upgrade {self.path} from schema version {exc.from_version} to "
                         f"{exc.to_version} ({exc.cause}); it was rolled back and left as it was"
                     ) from None
-            else:
-                self._check_integrity(conn)
-                if not stamped:
-                    self._stamp(conn)
+            elif not stamped:
+                self._stamp(conn)
         except StoreError:
             conn.close()
             raise
@@ -695,6 +694,8 @@ class Store:
         with self._reading() as conn:
             if conn is None:
                 return []
+            if self._older_schema and "attempts" not in schema.table_names(conn):
+                return []  # a read-only file from before practice
             rows = conn.execute(
                 f"SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts {where} ORDER BY at, id", params
             ).fetchall()
@@ -706,7 +707,12 @@ class Store:
         """All rows of `sql` (which ends in "ORDER BY id" or similar). In a damaged file, every
         row that can still be read: forwards up to the damage, then backwards from the end."""
         if not self.damaged:
-            return conn.execute(sql).fetchall()
+            try:
+                return conn.execute(sql).fetchall()
+            except sqlite3.OperationalError as exc:
+                if self._older_schema and "no such table" in str(exc):
+                    return []
+                raise
         rows: dict[Any, tuple] = {}
         for order in ("", " DESC"):
             try:
@@ -758,11 +764,13 @@ class Store:
                             raise
                         row = None
                     last_viewed = row[0] if row else None
+                    rows = self._rows(
+                        conn, "SELECT id, at, problem_id, seed, answer, correct, relative_error FROM attempts ORDER BY id",
+                        lambda r: r[0],
+                    )
                     attempts = [
                         Attempt(a, p, s, ans, bool(c), r).to_dict()
-                        for a, p, s, ans, c, r in conn.execute(
-                            "SELECT at, problem_id, seed, answer, correct, relative_error FROM attempts ORDER BY at, id"
-                        )
+                        for _, a, p, s, ans, c, r in sorted(rows, key=lambda r: (str(r[1]), r[0]))
                     ]
                 finally:
                     try:

@@ -18,7 +18,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Sequence
 
 from studytui.errors import UsageError
 
@@ -48,11 +48,8 @@ def problem_guid(problem_id: str, seed: int) -> str:
 
 @dataclass(frozen=True)
 class ProblemCard:
-    """One problem variant the learner has met, as the practice feature describes it.
-
-    This is the small interface the deck needs; the practice layer (issue 15) provides these
-    through `met_problems`. `answer` is the value with its unit, `why` one line.
-    """
+    """One problem variant the learner has met: the small interface the deck needs (`met_problems`
+    builds these from the practice layer). `answer` is the value with its unit, `why` one line."""
 
     problem_id: str
     seed: int
@@ -63,27 +60,47 @@ class ProblemCard:
     section_id: str = ""
 
 
-def met_problems(guide: Any, store: Any) -> list[ProblemCard]:
-    """The problem variants the learner has attempted, when the practice feature is present.
+def met_problems(guide: Any, store: Any, warnings: list[str] | None = None) -> list[ProblemCard]:
+    """One card per problem variant (problem, seed) the learner has attempted, oldest first.
 
-    It looks for `studytui.practice.anki_cards(guide, store)` returning ProblemCard-like objects;
-    without it (practice not built yet) there are none, and the package holds the glossary only.
+    The answer is computed by the calculator now, as grading does (answers are never stored);
+    a variant whose problem is gone from the content, or whose calculator refuses it, is left
+    out with a warning.
     """
     try:
-        from studytui import practice  # type: ignore[attr-defined]
-    except ImportError:
+        from studytui.practice.grading import expected
+        from studytui.practice.loader import load_problems
+    except ImportError:  # a build without the practice feature
         return []
-    provider: Callable[[Any, Any], Iterable[Any]] | None = getattr(practice, "anki_cards", None)
-    if provider is None:
+    attempts = store.attempts() if hasattr(store, "attempts") else []
+    if not attempts:
         return []
-    return [
-        c if isinstance(c, ProblemCard) else ProblemCard(
-            problem_id=c.problem_id, seed=int(c.seed), question=c.question, answer=c.answer,
-            why=getattr(c, "why", ""), entry_ids=tuple(getattr(c, "entry_ids", ())),
-            section_id=getattr(c, "section_id", ""),
-        )
-        for c in provider(guide, store)
-    ]
+    problems = load_problems(guide.content_dir)
+    cards: list[ProblemCard] = []
+    seen: set[tuple[str, int]] = set()
+    for attempt in attempts:
+        key = (attempt.problem_id, attempt.seed)
+        if key in seen:
+            continue
+        seen.add(key)
+        problem = problems.get(attempt.problem_id)
+        if problem is None:
+            if warnings is not None:
+                warnings.append(f"no card for problem {_visible(attempt.problem_id)!r}: it is no longer in the content")
+            continue
+        variant = problem.variant(attempt.seed)
+        try:
+            answer = expected(variant).display(problem.unit)
+            question = variant.question
+            if problem.kind == "choice" and variant.choices:
+                question += "\n\n" + " · ".join(variant.choices)
+            why = " ".join(variant.notice.split())
+        except (UsageError, ValueError) as exc:
+            if warnings is not None:
+                warnings.append(f"no card for {problem.id} (seed {attempt.seed}): {_visible(str(exc))}")
+            continue
+        cards.append(ProblemCard(problem.id, attempt.seed, question, answer, why, tuple(problem.entries), problem.section_id))
+    return cards
 
 
 # -- text to Anki fields ----------------------------------------------------------------------
@@ -249,8 +266,10 @@ def package_bytes(guide: Any, problems: Sequence[ProblemCard]) -> tuple[bytes, A
 def write_package(path: Path, guide: Any, store: Any, problems: Sequence[ProblemCard] | None = None) -> AnkiSummary:
     from studytui.commands.study import _write_atomically
 
+    warnings: list[str] = []
     if problems is None:
-        problems = met_problems(guide, store)
+        problems = met_problems(guide, store, warnings)
     data, summary = package_bytes(guide, problems)
+    summary.warnings[:0] = warnings
     _write_atomically(path, data)
     return summary

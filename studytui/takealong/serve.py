@@ -8,6 +8,7 @@ the store's rules for several writers hold.
 from __future__ import annotations
 
 import ipaddress
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -40,6 +41,16 @@ def app_command(data: Path, content: str | None, python: str | None = None) -> s
     if content:
         parts += ["--content", str(Path(content).expanduser().resolve())]
     return " ".join(shlex.quote(p) for p in parts)
+
+
+# textual-serve's page asks Google for a web font it also ships itself; the page must work offline
+# and tell no one else that it was opened, so that <link> is taken out (the bundled font is used).
+_EXTERNAL_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']https?://(?!127\.0\.0\.1|localhost|\[::1\])[^>]*>", re.S | re.I)
+
+
+def local_only(html: str) -> str:
+    """The page without stylesheets fetched from other hosts."""
+    return _EXTERNAL_LINK.sub("", html)
 
 
 def url_for(host: str, port: int) -> str:
@@ -85,6 +96,22 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None) -> in
             handler = logging.StreamHandler(sys.stderr)
             handler.setFormatter(_one_line_formatter())
             logging.basicConfig(level="WARNING", handlers=[handler], force=True)
+            # asyncio's notes about child processes outliving the loop at shutdown are not the learner's concern.
+            logging.getLogger("asyncio").setLevel(logging.ERROR)
+
+        async def _make_app(self):
+            from aiohttp import web
+
+            @web.middleware
+            async def no_external_requests(request, handler):
+                response = await handler(request)
+                if request.path == "/" and isinstance(response, web.Response) and response.text:
+                    response.text = local_only(response.text)
+                return response
+
+            app = await super()._make_app()
+            app.middlewares.append(no_external_requests)
+            return app
 
         async def on_startup(self, app) -> None:
             sys.stdout.write(f"studytui: serving the study app at {url}\n")

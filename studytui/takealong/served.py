@@ -8,6 +8,7 @@ is skipped and everything else (store, keymap, saving the draft on exit) is the 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from studytui.errors import StudyError
@@ -19,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--content")
     args = parser.parse_args(argv)
     args.command = None
+    # Ctrl+C at the server's terminal reaches this process too (same process group). The server
+    # stops each tab's app in order (a quit message, then the draft is saved on the way out), so
+    # the signal itself is ignored here rather than cutting the app off mid-save.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from studytui.tui_launch import _launch
 
     try:

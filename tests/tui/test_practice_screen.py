@@ -205,3 +205,19 @@ def test_practice_snapshot_after_a_miss(snap_compare, real_app, size):
         await pilot.pause()
 
     assert snap_compare(real_app(), run_before=run_before, terminal_size=size)
+
+
+async def test_review_due_problems_lists_what_is_due(real_app, store):
+    import datetime as dt
+
+    past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=1)).isoformat()
+    store._clock = lambda: past  # a miss an hour ago: due again after ten minutes
+    store.record_attempt("ko-gemm-intensity", 0, "1", False, 0.9)
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert "Practice 0/" in _text(app.main_screen, "#status") and "1 due" in _text(app.main_screen, "#status")
+        assert "◆0/" in str(app.main_screen.tree.section_node("kernel-optimization").label)
+        screen = await _open(pilot, due=True)
+        assert screen.problem_ids == ["ko-gemm-intensity"] and "1 due for review" in _text(screen, "#practice-title")
