@@ -229,3 +229,20 @@ def test_total_and_active_parameters_only_for_a_mixture_of_experts():
     moe = dict(spec.run({"model": "mixtral-8x7b", "gpu": "h200"}, None).rows)
     assert "parameters" in dense and "parameters (total / active)" not in dense
     assert "parameters (total / active)" in moe
+
+
+async def test_results_say_how_typed_values_were_read(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "kv")
+        await type_into(pilot, screen, "context", "128k")
+        text = " ".join(results_text(screen).split())
+        assert "read as context tokens 128k = 128,000" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = await open_calc(app, pilot, "roofline")
+        await type_into(pilot, screen, "time", "2")
+        text = " ".join(results_text(screen).split())
+        assert "2 = 2 s (no unit: seconds)" in text
+        await type_into(pilot, screen, "time", "2ms")
+        assert "no unit" not in results_text(screen)

@@ -96,7 +96,7 @@ def _switcher_line(current: str, narrow: bool = False) -> Content:
 HEADLINE_PREFIXES = (
     "bound", "time lower bound", "TPOT", "tokens/s", "memory per GPU", "max batch", "time", "bus bandwidth",
     "walltime speedup", "expected tokens", "best gamma", "KV for batch", "KV bytes per token", "achieved",
-    "fraction", "roofline reached", "physics",
+    "fraction", "roofline reached", "physics", "measured time",
 )
 
 
@@ -278,8 +278,12 @@ class CalculatorScreen(Screen[None]):
             width = max(30, int(self.app.size.width * 0.55))
         return width
 
-    def _draw_rows(self, rows: list[tuple[str, str]], warnings: list[str] | None = None) -> None:
-        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width()))
+    def _draw_rows(self, rows: list[tuple[str, str]], warnings: list[str] | None = None, read: bool = True) -> None:
+        from studytui.tui.calc.readback import readings
+
+        values = self._computed_for or {}
+        shown = readings(self.spec, values) if read else []
+        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width(), shown))
 
     # --- live recompute -----------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -345,7 +349,7 @@ class CalculatorScreen(Screen[None]):
         status.update(Text(f"✗ {where}{message}  (results cleared until fixed)"))
         status.add_class("-invalid")
         results = self.query_one("#calc-results", Static)
-        self._draw_rows([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)])
+        self._draw_rows([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)], read=False)
         results.add_class("-stale")
         self.query_one("#calc-title", Static).update(Text(self._title_text(self.form.values())))
         self._set_texts(DASH, self.spec.description)
@@ -671,12 +675,17 @@ def short_label(label: str) -> str:
     return label
 
 
-def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, width: int = 80) -> Content:
+def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, width: int = 80,
+               read: list[tuple[str, str, str]] | None = None) -> Content:
     """Label and value columns as plain Content (much cheaper to redraw than a Rich Table).
 
     The headline rows come first, in bold. Nothing wraps out of its column: a label too long is
     cut with an ellipsis, a long value continues on the next line under itself."""
     head, rest = headline_first(list(rows))
+    # How typed values were read ("128k" -> 128,000; a bare "2" in a time field -> 2 s), right
+    # under the headline so a misread unit is seen with the result it changes.
+    read_rows = [("read as", f"{label} {text} = {shown}") for label, text, shown in read or []]
+    rest = read_rows + rest
     ordered = head + rest
     cap = max(12, (width * 2) // 5)
     if max((len(label) for label, _v in ordered), default=0) > cap:
