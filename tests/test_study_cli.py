@@ -373,3 +373,11 @@ def test_list_shows_state_glyph_and_word_and_marks_notes(capsys: pytest.CaptureF
     assert f"{n} entries; 1 with a note" in out
     rows = run_json(capsys, "list", "--json")
     assert {r["id"]: (r["state"], r["has_note"]) for r in rows}[FIRST] == ("skipped", False)
+
+
+def test_counts_are_in_the_right_number(capsys: pytest.CaptureFixture[str]) -> None:
+    from studytui.output import plural
+
+    assert (plural(1, "entry"), plural(2, "entry"), plural(0, "note")) == ("1 entry", "2 entries", "0 notes")
+    code, out, _ = run(capsys, "note", FIRST, "--text", "x")
+    assert "(1 character)" in out

@@ -376,5 +376,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             f"{s['glossary_terms']} glossary terms\n"
         )
         return 0
-    sys.stdout.write(f"{len(report.problems)} problem(s)\n")
+    from studytui.output import plural
+
+    sys.stdout.write(f"{plural(len(report.problems), 'problem')}\n")
     return 1

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from studytui.errors import StudyError, UsageError
+from studytui.output import plural
 
 STATE_NAMES = ("pending", "learning", "done", "skipped")  # the store's STATES, without importing it
 
@@ -191,7 +192,7 @@ def cmd_next(args: argparse.Namespace) -> int:
         s = progress_summary(guide, states)
         _out(
             f"Nothing pending: {s.done} done, {s.skipped} skipped, {s.learning} still learning "
-            f"of {s.total} entries. See 'studytui progress'.\n"
+            f"of {plural(s.total, 'entry')}. See 'studytui progress'.\n"
         )
         return 0
     console().print(_entry_text(entry))
@@ -324,7 +325,7 @@ def cmd_note(args: argparse.Namespace) -> int:
                     f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
                 )
         chars = len(store.get_note(entry.id))
-    _out(f"{entry.id}: note saved ({chars} characters)\n")
+    _out(f"{entry.id}: note saved ({plural(chars, 'character')})\n")
     return 0
 
 
@@ -497,7 +498,7 @@ def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], ex
     lines = [
         f"# Study journal: {guide.title}",
         "",
-        f"Exported {exported_at}. {s.done + s.skipped} of {s.total} entries covered "
+        f"Exported {exported_at}. {s.done + s.skipped} of {plural(s.total, 'entry')} covered "
         f"({s.done} done, {s.skipped} skipped), {s.learning} being learned.",
     ]
     for section in guide.sections:
@@ -564,7 +565,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     n_notes = sum(1 for e in data["entries"] if e["note"])
     via = f" (through the link {path})" if written != path and path.is_symlink() else ""
     _err(
-        f"Wrote {written}{via} ({fmt}: {len(data['entries'])} entries, {n_notes} notes, {len(data['events'])} events)\n"
+        f"Wrote {written}{via} ({fmt}: {plural(len(data['entries']), 'entry')}, {plural(n_notes, 'note')}, "
+        f"{plural(len(data['events']), 'event')})\n"
     )
     _err(warning)
     return 1 if damaged else 0
@@ -628,9 +630,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         print_json(report.to_dict())
         return 0
     _out(
-        f"Imported {name}: {report.entries_added} entries added, {report.states_updated} states and "
-        f"{report.notes_updated} notes updated, {report.events_added} events added, "
-        f"{report.attempts_added} practice attempts added.\n"
+        f"Imported {name}: {plural(report.entries_added, 'entry')} added, {plural(report.states_updated, 'state')} and "
+        f"{plural(report.notes_updated, 'note')} updated, {plural(report.events_added, 'event')} added, "
+        f"{plural(report.attempts_added, 'practice attempt')} added.\n"
     )
     from studytui.output import for_terminal
 
