@@ -9,6 +9,7 @@ bursts at once, as a terminal delivers them, on screens that do work on every ke
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -128,6 +129,21 @@ def test_bursts_land_in_order_in_a_real_terminal(tmp_path):
             time.sleep(0.8)
             line = next(row for row in screen().splitlines() if "acceptance rate" in row)
             landed += line.split("▕")[0].split() == ["acceptance", "rate", "0.77"]
+        assert landed == 10
+        # The same in the `/` search box, which re-ranks the guide on every keystroke.
+        tmux("send-keys", "-t", session, "Escape")
+        time.sleep(0.8)
+        tmux("send-keys", "-t", session, "/")
+        wait_for("Search the guide")
+        tmux("send-keys", "-t", session, "-l", "flash")
+        time.sleep(0.5)
+        landed = 0
+        for _ in range(10):
+            tmux("send-keys", "-t", session, "End")
+            tmux("send-keys", "-t", session, *["BSpace"] * 8)
+            tmux("send-keys", "-t", session, "-l", "stream-k")
+            time.sleep(0.8)
+            landed += any(re.search(r"▊\s+stream-k\s+▎", row) for row in screen().splitlines())
         assert landed == 10
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
