@@ -163,6 +163,10 @@ def test_tp_past_the_domain_uses_the_network() -> None:
     assert r.values["tp_bottleneck"] and any("spans more than one 8-GPU" in w for w in r.warnings)
     with pytest.raises(UsageError, match="net-bw"):
         run("transformer", {"model": "llama-3.1-70b", "tp": "16", "gpu": "b300"})
+    given = run("transformer", {"model": "llama-3.1-70b", "tp": "16", "gpu": "b300", "net_bw": "100GB/s"})
+    assert given.values["tp_bottleneck"]
+    with pytest.raises(UsageError, match="not used"):
+        run("transformer", {"model": "llama-3.1-70b", "tp": "8", "gpu": "h100", "net_bw": "50GB/s"})
 
 
 # ---- no silent nonsense --------------------------------------------------------------------------

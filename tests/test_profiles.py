@@ -129,12 +129,14 @@ def test_check_profiles_with_no_folder_is_empty(tmp_path: Path) -> None:
 def test_measured_ceilings_are_the_median_over_runs(shipped: dict) -> None:
     ceilings = measured_ceilings("h200-sxm", "measured")
     per_run = [run_ceilings(r) for r in shipped["runs"]]
-    bf16 = sorted(c["peak_flops"]["bf16"] for c in per_run)
+    bf16 = sorted(c["peak_flops"]["bf16"] for c in per_run if "bf16" in c["peak_flops"])
     assert ceilings["peak_flops"]["bf16"] == pytest.approx(sum(bf16) / 2 if len(bf16) == 2 else bf16[len(bf16) // 2])
     assert ceilings["mem_bw"] == pytest.approx(summarize(shipped)["mem_bw"]["median"])
     assert 3.5e12 < ceilings["mem_bw"] < 4.8e12
     assert 300e9 < ceilings["link_bw_per_direction"] < 450e9
-    assert ceilings["source"] == f"h200-sxm.yaml (2026-11-29, median of {len(shipped['runs'])} runs)"
+    dates = sorted(r["date"][:10] for r in shipped["runs"])
+    span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    assert ceilings["source"] == f"h200-sxm.yaml ({span}, {len(shipped['runs'])} runs, medians)"
 
 
 def test_rejected_results_never_set_a_ceiling(shipped: dict) -> None:
@@ -251,7 +253,7 @@ def test_gpus_id_shows_measured_beside_vendor(capsys: pytest.CaptureFixture[str]
     assert doc["peak_flops"]["bf16"] == pytest.approx(989.4e12)  # the vendor figure is still there
     assert main(["gpus", "h200"]) == 0
     text = capsys.readouterr().out
-    assert "Vendor peak beside measured" in text and "median of 2" in text
+    assert "Vendor peak beside measured" in text and "medians)" in text
     assert "714.4" in text and "0.72" in text
 
 
@@ -285,7 +287,7 @@ def test_collective_uses_the_figure_measured_over_its_gpu_count(shipped: dict, t
 
     path = tmp_path / "h200-sxm.yaml"
     path.write_text(dump(_with_an_eight_gpu_run(shipped, 400e9)))
-    assert measured_ceilings("h200-sxm", str(path))["link_bw_by_gpus"] == {2: pytest.approx(328.457904e9), 8: 400e9}
+    assert measured_ceilings("h200-sxm", str(path))["link_bw_by_gpus"] == {2: pytest.approx(summarize(shipped)["link_bw_by_gpus"][2]["median"]), 8: 400e9}
     args = ["calc", "collective", "--op", "all_reduce", "--bytes", "1GiB", "--gpu", "h200", "--profile", str(path), "--json"]
 
     assert cli.main([*args, "--gpus", "8"]) == 0
@@ -311,3 +313,14 @@ def test_collective_with_only_the_two_gpu_figure_warns_at_eight(capsys) -> None:
                      "--profile", "measured", "--gpus", "8", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [w for w in out["warnings"] if "comes from a 2-GPU all-reduce" in w and "8 GPUs" in w]
+
+
+def test_gpus_id_lists_measured_collectives_by_gpu_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gpus", "h200"]) == 0
+    text = capsys.readouterr().out
+    assert "NCCL bus bandwidth over 2 GPUs" in text
+    for op in ("all-reduce", "all-gather", "reduce-scatter", "all-to-all"):
+        assert op in text
+    table = measured_summary("h200-sxm")["collectives"]["2"]
+    # The 2-GPU sweep runs from the latency-bound regime to the bandwidth-bound one.
+    assert table["all_reduce"][str(1 << 20)] < 0.1 * table["all_reduce"][str(8 << 30)]

@@ -333,6 +333,10 @@ def _run_transformer(p: dict[str, Any], data_dir) -> Result:
     params = resolve_model(p)
     need = ("peak_flops", "mem_bw") + (("link_bw",) if p["tp"] > 1 else ())
     ceilings = _ceilings(p, data_dir, need)
+    domain = ceilings.accelerator.domain_size if ceilings.accelerator else None
+    if p["tp"] > 1 and "net_bw" in (p.get("_given") or ()) and (domain is None or p["tp"] <= domain):
+        where = f"TP {p['tp']} fits in one {domain}-GPU scale-up domain" if domain else "no scale-up domain is known for these ceilings"
+        raise FieldError("net_bw", f"is not used: {where}; the network carries TP traffic only past the domain")
     return transformer(
         params, ceilings, phase=p["phase"], batch=p["batch"], prompt=p["prompt"], context=p["context"],
         weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],

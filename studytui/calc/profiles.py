@@ -20,7 +20,7 @@ SCHEMA = "studytui-measured-profile/1"
 RUN_FIELDS = ("date", "hardware", "workload", "precision", "baseline", "correctness", "software", "results")
 FIVE_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness")
 RESULT_FIELDS = ("id", "kind", "precision", "workload", "time_s", "achieved", "baseline", "correctness", "status")
-RESULT_KINDS = ("copy", "reduce", "gemm", "all_reduce", "all_gather")
+RESULT_KINDS = ("copy", "reduce", "gemm", "all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 BANDWIDTH_KINDS = ("copy", "reduce")
 LINK_KIND = "all_reduce"
 COLLECTIVE_KINDS = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
@@ -317,7 +317,9 @@ def _source(path: Path, profile: dict[str, Any]) -> str:
     runs = [r for r in profile.get("runs") or [] if isinstance(r, dict)]
     dates = sorted(str(r.get("date", ""))[:10] for r in runs if r.get("date"))
     span = dates[0] if dates and dates[0] == dates[-1] else (f"{dates[0]} to {dates[-1]}" if dates else "undated")
-    return f"{path.name} ({span}, median of {len(runs)} run{'s' if len(runs) != 1 else ''})"
+    # Not every run measures every figure (a collectives-only run has no GEMM), so each figure is
+    # the median over the runs that measured it.
+    return f"{path.name} ({span}, {len(runs)} run{'s' if len(runs) != 1 else ''}, medians)"
 
 
 def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | None = None) -> dict[str, Any]:
@@ -458,7 +460,15 @@ def _five_fields(run: dict[str, Any]) -> dict[str, str]:
     if wl.get("gemm_sizes"):
         parts.append("GEMMs " + ", ".join(map(str, wl["gemm_sizes"])))
     if wl.get("collective_bytes"):
-        parts.append("NCCL all-reduce " + ", ".join(f"{b / 2**20:g} MiB" for b in wl["collective_bytes"]))
+        ops = wl.get("collective_ops") or ["all_reduce", "all_gather"]
+        gpus = wl.get("collective_gpus") or [(run.get("hardware") or {}).get("gpu_count")]
+        algo = wl.get("collective_algorithm") or {}
+        parts.append(
+            "NCCL " + ", ".join(str(o).replace("_", "-") for o in ops)
+            + " over " + ", ".join(str(g) for g in gpus if g) + " GPUs at "
+            + ", ".join(f"{b / 2**20:g} MiB" for b in wl["collective_bytes"])
+            + "".join(f"; {k} {v}" for k, v in algo.items() if isinstance(v, str))
+        )
     if wl.get("warmup") is not None and wl.get("repetitions") is not None:
         parts.append(f"{wl['warmup']} warm-up + {wl['repetitions']} timed runs, median")
     precision = run.get("precision")

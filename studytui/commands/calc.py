@@ -301,6 +301,24 @@ def _measured_summary(acc: Any, data_dir: Any) -> dict | None:
     return measured_summary(acc, data_dir)
 
 
+def _print_collectives(out: Any, table_by_gpus: dict) -> None:
+    """Measured NCCL bus bandwidth by GPU count, collective and message size (GB/s)."""
+    from rich.table import Table
+
+    from studytui.calc.units import format_size
+
+    for gpus, ops in table_by_gpus.items():
+        sizes = sorted({int(size) for by_size in ops.values() for size in by_size})
+        table = Table(title=f"NCCL bus bandwidth over {gpus} GPUs (GB/s, median over runs)", title_justify="left", box=None)
+        table.add_column("collective", no_wrap=True, style="bold")
+        for size in sizes:
+            table.add_column(format_size(size, binary=True), justify="right", no_wrap=True)
+        for op, by_size in ops.items():
+            table.add_row(op.replace("_", "-"), *(f"{by_size[str(s)] / 1e9:,.0f}" if str(s) in by_size else "-" for s in sizes))
+        out.print()
+        out.print(table)
+
+
 def _print_measured(acc: Any, measured: dict | None) -> None:
     from rich.table import Table
 
@@ -333,6 +351,7 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
     out.print()
     out.print(table)
     out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")
+    _print_collectives(out, measured.get("collectives") or {})
     for i, run in enumerate(measured.get("evidence") or [], 1):
         from rich.markup import escape  # the profile file is the user's: its text is not markup
 

@@ -95,7 +95,8 @@ def handle(args: argparse.Namespace) -> int:
         collectives_only=args.collectives_only,
     )
     say = (lambda line: None) if args.json else (lambda line: sys.stderr.write(line + "\n"))
-    say(f"measuring {hardware_name} ({'quick' if args.quick else 'full'} plan)"
+    what = ("collectives only, " if args.collectives_only else "") + ("quick" if args.quick else "full") + (" with the collective sweep" if args.collectives else "")
+    say(f"measuring {hardware_name} ({what} plan)"
         + (f", compared with catalog entry {accelerator_id}" if accelerator_id else ", no catalog entry matched"))
     run = run_plan(backend, plan, vendor, progress=say)
     profile = write_run(out, run, accelerator_id)
