@@ -147,3 +147,21 @@ def test_bursts_land_in_order_in_a_real_terminal(tmp_path):
         assert landed == 10
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+
+
+async def test_a_burst_after_backspaces_lands_in_order_in_the_note_editor(make_app):
+    from studytui.tui.widgets.note_panel import NoteEditor
+
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await settle(pilot)
+        editor = app.screen.query_one(NoteEditor)
+        for attempt in range(10):
+            editor.load_text("2 ms")
+            editor.move_cursor((0, 4))
+            await settle(pilot)
+            post_burst(app, ["backspace"] * 4 + keys_for("3 us"))
+            await settle(pilot)
+            assert editor.text == "3 us", f"attempt {attempt}: {editor.text!r}"

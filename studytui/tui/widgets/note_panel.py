@@ -20,6 +20,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 from studytui.tui.format import visible_controls
 from studytui.tui.notes import NoteDraft
+from studytui.tui.widgets.inputs import InOrderBindings
 
 AUTOSAVE_DELAY = 1.0  # seconds of quiet after the last keystroke
 EMPTY_NOTE_HINT = "*No note yet. Press **e** to write one (Markdown), or **E** for $EDITOR.*"
@@ -38,7 +39,7 @@ def note_preview_markdown(text: str) -> str:
     return visible_controls(text) if text.strip() else EMPTY_NOTE_HINT
 
 
-class NoteEditor(TextArea):
+class NoteEditor(InOrderBindings, TextArea):
     """A TextArea that reports when the learner leaves it."""
 
     BINDINGS = [Binding("escape", "leave", "Done editing", id="note-done")]
