@@ -53,13 +53,8 @@ def build_parser() -> ArgumentParser:
                         help="with no command: open the app on 'What changed in the guide' for this newer copy of its README")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # a command group not built yet
-            if exc.name != name:
-                raise
-            continue
-        module.register(sub)
+        # Every group ships with the package: a missing one is a packaging error, never hidden.
+        importlib.import_module(name).register(sub)
     return parser
 
 

@@ -9,8 +9,59 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 import sys
+from dataclasses import dataclass
 from typing import Mapping
+from urllib.parse import quote, unquote, urlsplit
+
+# The one policy for every link handed to a browser or the clipboard: entry URLs, links in notes
+# and summaries, glossary and policy links. Only https to a named host; never a local path or
+# another scheme (file:, javascript:, ssh:, data:...), judged after percent-decoding (Textual
+# decodes link targets once; a target encoded twice is decoded again here).
+ALLOWED_SCHEMES = ("https",)
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_HOST = re.compile(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$")
+# Characters left as they are when a URL is handed off; anything else (spaces...) is %-encoded.
+_URL_SAFE = ":/?#[]@!$&'()*+,;=%~-._"
+
+
+@dataclass(frozen=True)
+class LinkCheck:
+    """Whether a link may be handed off, and why not."""
+
+    allowed: bool
+    url: str
+    reason: str = ""
+
+
+def check_link(target: str) -> LinkCheck:
+    """Apply the hand-off policy to a link target (see ALLOWED_SCHEMES). When allowed, `url` is
+    the target to hand off, with spaces and other unsafe characters %-encoded."""
+    raw = str(target).strip()
+    if _CONTROLS.search(raw):
+        return LinkCheck(False, raw, "it contains control characters")
+    decoded = raw
+    for _ in range(5):  # %2566 -> %66 -> f
+        once = unquote(decoded)
+        if once == decoded:
+            break
+        decoded = once
+    try:
+        parts = urlsplit(decoded.strip())
+        host = parts.hostname
+    except ValueError:
+        return LinkCheck(False, raw, "it is not a valid URL")
+    scheme = parts.scheme.lower()
+    if not scheme or len(scheme) == 1:  # C:\... is a Windows path
+        return LinkCheck(False, raw, "it is a local path, not a web address")
+    if scheme == "http":
+        return LinkCheck(False, raw, "it is plain http (not encrypted); only https links are opened")
+    if scheme not in ALLOWED_SCHEMES:
+        return LinkCheck(False, raw, f"only https links are opened, and this one is '{scheme}:'")
+    if not host or not _HOST.match(parts.netloc.rsplit("@", 1)[-1].rsplit(":", 1)[0] if "[" not in parts.netloc else host.join("[]")):
+        return LinkCheck(False, raw, "it names no valid host")
+    return LinkCheck(True, quote(raw, safe=_URL_SAFE))
 
 
 def browser_available(environ: Mapping[str, str] | None = None, platform: str | None = None) -> tuple[bool, str]:

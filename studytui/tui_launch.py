@@ -12,12 +12,10 @@ import argparse
 import gc
 import os
 import sys
-import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
-from studytui.errors import StudyError, UsageError
+from studytui.errors import UsageError
 
 SYNTHETIC_ENV = "STUDYTUI_SYNTHETIC"
 
@@ -114,32 +112,7 @@ def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.
     """Flush the note draft after the app has stopped. If the store refuses it, write the text to
     a file (in the data directory, else the temp directory) and say where, so no note is lost.
     Returns that file's path, or None when the store took the note."""
-    pending = dict(app.unsaved_notes)
-    if app.draft.dirty and app.draft.entry_id is not None:
-        pending[app.draft.entry_id] = app.draft.text
-    if not pending:
-        return None
-    try:
-        for entry_id, text in pending.items():
-            app.store.set_note(entry_id, text)
-        app.unsaved_notes.clear()
-        app.draft.dirty = False
-        return None
-    except StudyError as exc:
-        reason = str(exc)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    text = "".join(f"<!-- studytui note for {entry_id} -->\n{body}\n\n" for entry_id, body in pending.items())
-    for folder in (data / "unsaved-notes", Path(tempfile.gettempdir())):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"unsaved-notes-{stamp}.md"
-            path.write_text(text, encoding="utf-8")
-        except OSError:
-            continue
-        sys.stderr.write(f"studytui: {len(pending)} note(s) could not be saved ({reason}); their text is in {path}\n")
-        return path
-    sys.stderr.write(f"studytui: {len(pending)} note(s) could not be saved ({reason}); here they are:\n{text}")
-    return None
+    return app.session.save_what_is_left(data)
 
 
 def checked_keymap(data: Path, registry) -> tuple[dict[str, str], list[str]]:

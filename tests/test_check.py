@@ -273,3 +273,22 @@ def test_claim_fields_must_include_software_and_algorithm(broken, capsys):
     _edit(broken / "policy.yaml", ", software, algorithm]", "]")
     code, out = _check(broken, capsys)
     assert code == 1 and any("claim_fields must be exactly" in p for p in _problem_lines(out)), out
+
+
+def test_a_try_it_link_that_opens_on_an_error_is_reported(broken, capsys):
+    # The app's form would open this link with an error instead of results: `check` runs every
+    # link through the calculator (tests/tui/test_calc_screens.py opens one for real).
+    path = broken / "sections" / "00-start-here.yaml"
+    line = _edit(path, "args: {flops: '1e12', bytes: '4GB'}", "args: {flops: '1e12', bytes: '-4GB'}")
+    code, out = _check(broken, capsys)
+    assert code == 1
+    hits = [o for o in out if "try_it opens 'roofline' on an error" in o]
+    assert hits and LOCATION.match(hits[0]) and "00-start-here.yaml" in hits[0]
+
+
+def test_a_try_it_argument_the_calculator_ignores_is_reported(broken, capsys):
+    path = broken / "sections" / "00-start-here.yaml"
+    _edit(path, "phase: 'prefill', batch: '1', prompt: '1024'}", "phase: 'prefill', batch: '1', prompt: '1024', context: '4096'}")
+    code, out = _check(broken, capsys)
+    hits = [o for o in out if "which 'transformer' ignores" in o]
+    assert code == 1 and hits, out

@@ -10,7 +10,7 @@ import pytest
 
 CORE_MODULES = [
     "studytui", "studytui.cli", "studytui.guide", "studytui.guide.search", "studytui.guide.check",
-    "studytui.handoff", "studytui.paths", "studytui.store", "studytui.study", "studytui.calc",
+    "studytui.handoff", "studytui.paths", "studytui.store", "studytui.study", "studytui.session", "studytui.state", "studytui.calc",
     "studytui.calc.forms", "studytui.commands.guide", "studytui.commands.study", "studytui.commands.calc",
     "studytui.commands.takealong", "studytui.takealong.vault", "studytui.takealong.anki", "studytui.takealong.serve",
 ]

@@ -46,9 +46,5 @@ def dtype_bytes(dtype: str) -> float:
     return DTYPE_BYTES[dtype]
 
 
-def dtype_bits(dtype: str) -> float:
-    return DTYPE_BYTES[dtype] * 8
-
-
 def peak_keys(dtype: str) -> tuple[str, ...]:
     return _PEAK_KEYS.get(dtype, (dtype,))

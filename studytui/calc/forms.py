@@ -67,9 +67,6 @@ class CalcSpec:
                 return spec
         raise KeyError(name)
 
-    def defaults(self) -> dict[str, str]:
-        return {f.name: f.default for f in self.fields if f.default is not None}
-
     def run(self, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None, *, strict: bool = False) -> Result:
         """Parse raw strings (units allowed) and run the calculator. Raises FieldError/UsageError only.
 
@@ -124,6 +121,12 @@ def parse_bool(text: str, name: str) -> bool:
     raise FieldError(name, f"{text!r} is not yes/no; accepted: true, false, yes, no, 1, 0")
 
 
+# Choice fields whose listed choices are suggestions: any text is passed on to the calculator
+# (profile: "vendor", "measured" or a FILE; tile: any MxN; stages: a number or "auto"). The app's
+# form shows them as text boxes, not selects.
+FREE_CHOICE_FIELDS = frozenset({"profile", "tile", "stages"})
+
+
 def parse_field(spec: FieldSpec, text: Any) -> Any:
     if isinstance(text, bool) and spec.kind == "bool":
         return text
@@ -148,7 +151,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind in ("gpu", "model"):
         return text
     if kind == "choice":
-        if name in ("profile", "tile", "stages"):
+        if name in FREE_CHOICE_FIELDS:
             return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
         key = text.lower()
         if spec.choices and key not in spec.choices:

@@ -225,9 +225,5 @@ def format_time(value: float | None, digits: int = 4) -> str:
     return f"{value * 1e9:.{digits}g} ns"
 
 
-def format_ratio(value: float | None, digits: int = 4) -> str:
-    return "-" if value is None else f"{value:.{digits}g}"
-
-
 def format_percent(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value * 100:.{digits}g}%"

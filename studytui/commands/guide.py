@@ -294,46 +294,47 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_open(args: argparse.Namespace) -> int:
     import sys
 
-    from studytui.handoff import browser_available, osc8_link
+    from studytui.handoff import browser_available, check_link, osc8_link
 
     guide = _guide(args)
     e = _entry(guide, args.id)
     if not e.url:
         raise UsageError(f"'{e.id}' has no source URL yet ({e.no_url_reason})")
+    link = check_link(e.url)  # the one hand-off policy, as in the app
+    if not link.allowed:
+        raise UsageError(f"'{e.id}': not opening its URL: {link.reason}")
+    url = link.url
     usable, reason = browser_available()
     if usable:
         import webbrowser
 
-        if webbrowser.open(e.url):
-            sys.stdout.write(f"Opened {e.url}\n")
-            _mark_opened(args, e.id)
+        if webbrowser.open(url):
+            sys.stdout.write(f"Opened {url}\n")
+            _mark_opened(args, guide, e.id)
             return 0
         reason = "no browser could be started"
     # No browser: a link the terminal can make clickable, then the plain URL to copy.
     if sys.stdout.isatty():
-        sys.stdout.write(osc8_link(e.url, e.title) + "\n")
-    sys.stdout.write(e.url + "\n")
+        sys.stdout.write(osc8_link(url, e.title) + "\n")
+    sys.stdout.write(url + "\n")
     sys.stderr.write(f"studytui: not opening a browser: {reason}\n")
-    _mark_opened(args, e.id)
+    _mark_opened(args, guide, e.id)
     return 0
 
 
-def _mark_opened(args: argparse.Namespace, entry_id: str) -> None:
-    """Record the hand-off in the store (opening the source starts learning a pending entry)."""
-    try:
-        from studytui.store import open_store
-    except ImportError:
-        return
+def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
+    """Record the hand-off in the store (opening the source starts learning a pending entry;
+    the session's rule, shared with the app: a state stored elsewhere is never lowered)."""
     from studytui.paths import data_dir
+    from studytui.session import StudySession
+    from studytui.store import open_store
 
     store = open_store(data_dir(args.data_dir))
     try:
         if store.read_only:  # the source was still handed off; only the record is skipped
             sys.stderr.write(f"(data directory is read-only: not recorded as opened; {store.read_only_reason})\n")
             return
-        store.mark_opened(entry_id)
-        if store.progress(entry_id).state == "pending":
-            store.set_state(entry_id, "learning")
+        StudySession(guide, store).mark_opened(entry_id)
     finally:
         store.close()
 

@@ -15,7 +15,7 @@ from typing import Any
 from studytui.errors import StudyError, UsageError
 from studytui.output import plural
 
-STATE_NAMES = ("pending", "learning", "done", "skipped")  # the store's STATES, without importing it
+from studytui.state import STATE_VALUES as STATE_NAMES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -201,6 +201,7 @@ def cmd_next(args: argparse.Namespace) -> int:
 
 
 def cmd_mark(args: argparse.Namespace) -> int:
+    from studytui.session import StudySession
     from studytui.store.model import check_state
     from studytui.study import resolve_entry
 
@@ -208,8 +209,9 @@ def cmd_mark(args: argparse.Namespace) -> int:
     guide, store = _open(args)
     with store:
         entry = resolve_entry(guide, args.id)
-        before = store.progress(entry.id).state
-        store.set_state(entry.id, state)
+        session = StudySession(guide, store)  # the same session rules as the app
+        before = session.state_of(entry.id)
+        session.set_state(entry.id, state)
     same = " (unchanged)" if before == state else f" (was {before})"
     _out(f"{entry.id}: {state}{same}\n")
     return 0

@@ -59,10 +59,8 @@ def _line_of_entry(files: dict, entry) -> int:
 
 
 def _try_it_problems(guide: Guide, files: dict) -> list[str]:
-    try:
-        from studytui.calc.forms import CALCULATORS
-    except ImportError:
-        return []
+    from studytui.calc.forms import CALCULATORS
+
     problems = []
     for e in guide.entries:
         if e.try_it is None:
@@ -72,17 +70,44 @@ def _try_it_problems(guide: Guide, files: dict) -> list[str]:
             problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it names unknown calculator '{e.try_it.calc}'")
             continue
         known = {f.name for f in spec.fields}
-        for key in e.try_it.args:
-            if key not in known:
-                problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'")
+        unknown = [key for key in e.try_it.args if key not in known]
+        for key in unknown:
+            problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'")
+        if not unknown:
+            problems += _try_it_run_problems(e, spec, files)
     return problems
 
 
-def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+def _try_it_run_problems(e, spec, files: dict) -> list[str]:
+    """Run the calculator with exactly what the app's form starts with for this link: a link
+    that opens on an error, or whose arguments are silently unused, is a content problem."""
+    from studytui.calc.form_values import initial_values
+    from studytui.calc.units import FieldError
+    from studytui.errors import StudyError
+
+    where = f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it"
+    values = initial_values(spec, e.try_it.args)
     try:
-        from studytui.practice.check import check_problems
-    except ImportError:
-        return []
+        result = spec.run(values)
+    except FieldError as exc:
+        return [f"{where} opens '{spec.name}' on an error: {exc}"]
+    except StudyError as exc:
+        return [f"{where} opens '{spec.name}' on an error: {exc}"]
+    if not result.rows:
+        return [f"{where} opens '{spec.name}' with no results"]
+    if spec.unused is not None:
+        given = frozenset(e.try_it.args)
+        from studytui.calc.forms import parse_values
+
+        unused = spec.unused(parse_values(spec, values), given)
+        ignored = sorted(name for name in unused if name in given)
+        if ignored:
+            return [f"{where} sets {', '.join(ignored)}, which '{spec.name}' ignores with these inputs ({unused[ignored[0]]})"]
+    return []
+
+def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+    from studytui.practice.check import check_problems
+
     return check_problems(content_dir, guide)
 
 

@@ -48,16 +48,6 @@ def add_run(profile: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def merge_profiles(first: dict[str, Any], second: dict[str, Any]) -> dict[str, Any]:
-    """All runs of `second` appended to `first` (same GPU required)."""
-    if first.get("gpu_name") != second.get("gpu_name"):
-        raise UsageError(f"cannot merge profiles of different GPUs: {first.get('gpu_name')!r} and {second.get('gpu_name')!r}")
-    out = dict(first)
-    for run in second.get("runs") or []:
-        out = add_run(out, run)
-    return out
-
-
 def dump(profile: dict[str, Any]) -> str:
     import yaml
 

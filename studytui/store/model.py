@@ -7,8 +7,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from studytui.errors import UsageError
+from studytui.state import STATE_VALUES
 
-STATES = ("pending", "learning", "done", "skipped")
+STATES = STATE_VALUES  # one definition: studytui.state.State
 DEFAULT_STATE = "pending"
 COVERED_STATES = ("done", "skipped")
 # Imported times may run ahead of this clock by a little (another machine's clock); further in

@@ -389,10 +389,6 @@ class Store:
             (at, kind, entry_id, section_id, _dumps(dict(data or {}))),
         )
 
-    @staticmethod
-    def _row_progress(row: tuple) -> EntryProgress:
-        return _progress(row)
-
     def _get(self, conn: sqlite3.Connection, entry_id: str) -> EntryProgress | None:
         row = conn.execute(f"SELECT {_ENTRY_COLUMNS} FROM entries WHERE entry_id = ?", (entry_id,)).fetchone()
         return _progress(row) if row else None
@@ -525,6 +521,29 @@ class Store:
         check_text(text)
         with self._writing() as conn:
             self._write_note(conn, entry_id, lambda old: old + ("\n" if old and not old.endswith("\n") else "") + text)
+
+    def replace_note(self, entry_id: str, expected: str, text: str) -> tuple[bool, EntryProgress]:
+        """Compare-and-set for editors: write `text` only if the stored note is still `expected`
+        (what the editor started from). One transaction. Returns (written, stored progress now);
+        when another process changed the note meanwhile, nothing is written and the caller
+        decides how to keep both."""
+        _check_id(entry_id)
+        check_text(text)
+        with self._writing() as conn:
+            current = self._get(conn, entry_id) or EntryProgress(entry_id)
+            if current.note != expected and current.note != text:
+                return False, current
+            self._write_note(conn, entry_id, lambda old: text)
+            return True, self._get(conn, entry_id) or EntryProgress(entry_id)
+
+    def data_version(self) -> int | None:
+        """A number that changes when another connection (the CLI, a second app) commits to
+        the database; our own writes leave it alone. None while there is no database file.
+        Cheap (no table is read): the app polls it to notice changes made elsewhere."""
+        with self._reading() as conn:
+            if conn is None:
+                return None
+            return int(conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _write_note(
         self, conn: sqlite3.Connection, entry_id: str, change: Callable[[str], str], extra: Mapping[str, Any] | None = None

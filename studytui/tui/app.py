@@ -6,8 +6,10 @@ source, copy, open a screen) so every path - key, mouse, command palette - goes 
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -15,19 +17,25 @@ from typing import Any, Callable, Mapping
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.signal import Signal
 
 from studytui.errors import StudyError
 from studytui.guide.model import Entry, Guide, Section
-from studytui.handoff import browser_available, in_tmux, osc52_copy_sequence
-from studytui.study import Summary, canonical_states, first_entry, next_entry, progress_summary
+from studytui.handoff import browser_available, check_link, in_tmux, osc52_copy_sequence
+from studytui.session import Change, NoteDraft, NotesNotSaved, StudySession
+from studytui.study import Summary
 from studytui.store import EntryProgress, Store
-from studytui.tui.notes import NoteDraft
+from studytui.tui.compat import use_no_color_filter, write_to_terminal
+from studytui.tui.format import visible_controls
 from studytui.tui.registry import Registry, build_registry
 
 # The three themes `t` cycles through: dark, light, and one drawn in the terminal's own palette.
 STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark", "studytui-high-contrast")
 THEME_UI_KEY = "theme"
 NO_COLOR_THEME = "ansi-dark"  # with NO_COLOR every colour is dropped; this theme's styles suit that
+# How often to look for changes made by another process (the CLI, a second app). The check is
+# one PRAGMA; it also runs when the terminal regains focus and before every write.
+EXTERNAL_CHECK_SECONDS = 1.0
 
 
 class StudyApp(App[None]):
@@ -62,22 +70,20 @@ class StudyApp(App[None]):
         register_study_themes(self)  # ANSI with visible tree guides, and high contrast
         if self.no_color:
             self._use_terminal_colours()
-        self.guide = guide
-        self.store = store
+        self.session = StudySession(guide, store)
         self.registry = registry if registry is not None else build_registry()
         self.user_keymap: dict[str, str] = dict(keymap or {})
         self.today = today
         self.environ: Mapping[str, str] = os.environ if environ is None else environ
         self.platform = sys.platform if platform is None else platform
         self.cursor_blink = cursor_blink
-        self.draft = NoteDraft()
-        # Notes the store refused (locked, read-only...), by entry id: retried on every flush
-        # and written to a file at exit if still refused. Never dropped.
-        self.unsaved_notes: dict[str, str] = {}
         self._search_index: Any = None
-        # Progress keyed by current entry id (old ids folded in), refreshed on every change.
-        self.progress: dict[str, EntryProgress] = {}
-        self.summary: Summary  # set on mount, recomputed (studytui.study) after every change
+        # Every change to progress or notes, from this app or from elsewhere: the views
+        # (tree, detail pane, note panel, status line) subscribe and redraw what it names.
+        self.study_changed: Signal[Change] = Signal(self, "study-changed")
+        # Called before the session saves, so the text on screen is what gets saved (the
+        # note panel registers it while it exists).
+        self.sync_draft: Callable[[], None] = lambda: None
         self.practice_state: Any = None  # studytui.tui.practice.PracticeState, loaded after the first frame
         # Run once, right after the main screen's first frame is on the terminal (the launcher
         # uses this to resume garbage collection, paused for a faster start).
@@ -87,9 +93,7 @@ class StudyApp(App[None]):
         """NO_COLOR: draw in the terminal's own default colours, meaning carried by glyphs, words,
         bold, underline and reverse. (Textual's greyscale filter for truecolor themes still emits
         grey colours, and turns the ANSI theme's default colours black.)"""
-        from textual.filter import Monochrome, NoColor
-
-        self._filters = [NoColor() if isinstance(f, Monochrome) else f for f in self._filters]
+        use_no_color_filter(self)
         self.theme = NO_COLOR_THEME
 
     # --- lifecycle ----------------------------------------------------------------------------
@@ -102,8 +106,8 @@ class StudyApp(App[None]):
         elif isinstance(saved_theme, str) and saved_theme in self.available_themes:
             self.theme = saved_theme
         self.theme_changed_signal.subscribe(self, self._remember_theme)
-        self.progress, _ = canonical_states(self.guide, self.store.states())
-        self.summary = progress_summary(self.guide, self.progress)
+        self.set_interval(EXTERNAL_CHECK_SECONDS, self.check_external, name="external-changes")
+        self._catch_hangup()
         from studytui.tui.screens.main import MainScreen
 
         # Pushed once startup is over: a screen pushed during on_mount is drawn inside Textual's
@@ -113,6 +117,37 @@ class StudyApp(App[None]):
 
     def on_unmount(self) -> None:
         self.flush_note()
+        self._release_hangup()
+
+    # Closing the terminal (SIGHUP: the SSH session or tmux window went away) or being asked to
+    # stop (SIGTERM) saves the note being typed first, like quitting does.
+    SAVE_ON_SIGNALS = tuple(getattr(signal, name) for name in ("SIGHUP", "SIGTERM") if hasattr(signal, name))
+
+    def _catch_hangup(self) -> None:
+        self._signals_caught: list[int] = []
+        try:
+            loop = asyncio.get_running_loop()
+            for signum in self.SAVE_ON_SIGNALS:
+                loop.add_signal_handler(signum, self.save_and_exit, signum)
+                self._signals_caught.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass  # not the main thread, or a platform without them: quit and the launcher still save
+
+    def _release_hangup(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for signum in getattr(self, "_signals_caught", []):
+            loop.remove_signal_handler(signum)
+        self._signals_caught = []
+
+    def save_and_exit(self, signum: int) -> None:
+        """SIGHUP/SIGTERM: save every note now (to a file if the store refuses), then exit."""
+        self.sync_draft()
+        self.session.save_what_is_left(Path(self.store.path).parent)
+        self._release_hangup()
+        self.exit(return_code=128 + signum)
 
     def first_frame_shown(self) -> None:
         """Called by the main screen once its first frame has been drawn; runs the
@@ -132,53 +167,91 @@ class StudyApp(App[None]):
         try:
             write(*args)
         except StudyError as exc:
-            self.notify(str(exc), title="Not saved", severity="error", timeout=8)
+            self.say(str(exc), title="Not saved", severity="error", timeout=8)
             return False
         return True
+
+    def say(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None) -> None:
+        """A notification whose text may come from the learner, the content or a path: shown
+        as typed (no markup, control characters made visible)."""
+        self.notify(visible_controls(message), title=title, severity=severity, timeout=timeout, markup=False)
+
+    # --- the session ----------------------------------------------------------------------------
+    @property
+    def guide(self) -> Guide:
+        return self.session.guide
+
+    @property
+    def store(self) -> Store:
+        return self.session.store  # type: ignore[return-value]
+
+    @property
+    def progress(self) -> dict[str, EntryProgress]:
+        return self.session.progress
+
+    @property
+    def summary(self) -> Summary:
+        return self.session.summary
+
+    @property
+    def draft(self) -> NoteDraft:
+        return self.session.draft
+
+    @property
+    def unsaved_notes(self) -> dict[str, str]:
+        return self.session.unsaved_notes
+
+    def run_session(self, call: Callable[..., Change], *args: Any) -> bool:
+        """Call the session, publish what changed, and turn a refusal into a message.
+        True when it succeeded."""
+        self.sync_draft()
+        try:
+            change = call(*args)
+        except NotesNotSaved as exc:
+            self.say(str(exc), title="Note not saved", severity="error", timeout=8)
+            return False
+        except StudyError as exc:
+            self.say(str(exc), title="Not saved", severity="error", timeout=8)
+            return False
+        self.publish(change)
+        return True
+
+    def publish(self, change: Change) -> None:
+        if not change:
+            return
+        for conflict in change.conflicts:
+            self.notify(conflict.message, title="Both versions kept", severity="warning", timeout=12)
+        self.study_changed.publish(change)
+
+    def check_external(self) -> None:
+        """Look for changes made by another process (timer, focus)."""
+        self.run_session(self.session.check_external)
+
+    def on_app_focus(self) -> None:
+        self.check_external()
 
     def resume_entry(self) -> Entry | None:
         """The entry last viewed, or for a fresh data directory the first Start here entry."""
-        last = self.store.last_viewed()
-        entry = self.guide.get(last) if last else None
-        return entry or first_entry(self.guide)
+        return self.session.resume_entry()
 
     # --- notes --------------------------------------------------------------------------------
     def flush_note(self) -> bool:
-        """Save the note being edited, if it changed. Safe to call at any time, any number of times.
-
-        When the store refuses the write, the text stays in the draft (still unsaved) and the next
-        flush tries again; False is returned.
-        """
-        try:
-            for entry_id, text in list(self.unsaved_notes.items()):
-                self.store.set_note(entry_id, text)
-                del self.unsaved_notes[entry_id]
-                self._note_saved(entry_id, text)
-            if self.draft.flush(self.store) and self.draft.entry_id is not None:
-                self._note_saved(self.draft.entry_id, self.draft.text)
-        except StudyError as exc:
-            self.notify(f"{exc}. The note is kept and saved on the next try.", title="Note not saved", severity="error", timeout=8)
-            return False
-        return True
-
-    def _note_saved(self, entry_id: str, text: str) -> None:
-        old = self.progress.get(entry_id) or EntryProgress(entry_id)
-        self.progress[entry_id] = _replace(old, note=text)
+        """Save the note being edited (and any the store refused before). Safe to call at any
+        time; a refused write keeps the text for the next try. False when something was refused."""
+        return self.run_session(self.session.flush)
 
     def switch_note(self, entry_id: str) -> None:
         """Make `entry_id`'s note the draft, saving (or, if refused, setting aside) the current one."""
-        if self.draft.entry_id == entry_id:
-            return
-        if not self.flush_note() and self.draft.dirty and self.draft.entry_id is not None:
-            self.unsaved_notes[self.draft.entry_id] = self.draft.text
-        self.draft.start(entry_id, self.note_text(entry_id))
+        if self.draft.entry_id != entry_id:
+            self.run_session(self.session.switch_note, entry_id)
 
     def note_text(self, entry_id: str) -> str:
         """The entry's note as the learner last wrote it (an unsaved version wins)."""
-        if entry_id in self.unsaved_notes:
-            return self.unsaved_notes[entry_id]
-        found = self.progress.get(entry_id)
-        return found.note if found is not None else ""
+        return self.session.note_text(entry_id)
+
+    def append_note(self, entry_id: str, text: str) -> bool:
+        """Add text at the end of a note (a calculation): the note being typed is saved first."""
+        return self.run_session(self.session.append_note, entry_id, text)
 
     def run_editor(self, argv: list[str]) -> int:
         """Run an external editor with the terminal handed over to it."""
@@ -188,7 +261,8 @@ class StudyApp(App[None]):
             return subprocess.call(argv)
 
     def edit_note_externally(self, entry: Entry) -> str | None:
-        """Open the note in $VISUAL/$EDITOR; returns the new text, or None when nothing changed."""
+        """Open the note in $VISUAL/$EDITOR; returns the new text, or None when nothing changed.
+        If the stored note changes while the editor is open, both versions are kept."""
         import shlex
         import tempfile
 
@@ -196,47 +270,45 @@ class StudyApp(App[None]):
         self.flush_note()
         editor = self.environ.get("VISUAL") or self.environ.get("EDITOR") or "vi"
         before = self.draft.text  # what the learner last wrote, saved or not
+        base = self.draft.base
         with tempfile.TemporaryDirectory(prefix="studytui-") as tmp:
             path = Path(tmp) / f"{entry.id}.md"
             path.write_text(before, encoding="utf-8")
             try:
                 code = self.run_editor([*shlex.split(editor), str(path)])
             except Exception as exc:  # SuspendNotSupported, editor missing, ...
-                self.notify(f"Could not run the editor '{editor}': {exc}", severity="error")
+                self.say(f"Could not run the editor '{editor}': {exc}", severity="error")
                 return None
-            after = path.read_text(encoding="utf-8")
+            try:
+                after = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                self.say(f"Could not read the edited note back ({exc}); the note was kept as it was.", severity="error")
+                return None
         if code != 0:
             self.notify(f"The editor exited with status {code}; the note was kept as it was.", severity="warning")
             return None
         if after == before:
             return None
-        # Through the draft, so a refused write is kept and retried like any other edit.
-        self.draft.update(after)
-        self.flush_note()
-        return after
+        # Compare-and-set against what the editor started from: a note changed elsewhere while
+        # the editor was open is kept next to the edited text, never overwritten.
+        self.run_session(self.session.save_note, entry.id, after, base)
+        return self.draft.text
 
     # --- progress -----------------------------------------------------------------------------
     def state_of(self, entry_id: str) -> str:
-        found = self.progress.get(entry_id)
-        return found.state if found is not None else "pending"
+        return self.session.state_of(entry_id)
 
     def set_state(self, entry: Entry, state: str) -> None:
-        if not self.store_write(self.store.set_state, entry.id, state):
-            return
-        old = self.progress.get(entry.id) or EntryProgress(entry.id)
-        self.progress[entry.id] = _replace(old, state=state)
-        self.summary = progress_summary(self.guide, self.progress)
+        self.run_session(self.session.set_state, entry.id, state)
 
     def next_pending(self, after: Entry | None) -> Entry | None:
-        return next_entry(self.guide, self.progress, after.id if after else None)
+        return self.session.next_entry(after)
 
     # --- hand-off -----------------------------------------------------------------------------
     def write_to_terminal(self, sequence: str) -> None:
         """Send a control sequence to the terminal (Textual's own copy_to_clipboard does the same,
         but cannot wrap it for tmux)."""
-        driver = self._driver
-        if driver is not None:
-            driver.write(sequence)
+        write_to_terminal(self, sequence)
 
     def copy_text(self, text: str) -> None:
         """Put `text` on the clipboard with OSC 52, wrapped for tmux when $TMUX is set."""
@@ -245,26 +317,40 @@ class StudyApp(App[None]):
     def open_source(self, entry: Entry) -> None:
         """`o`: a local browser when one can be used, otherwise a dialog with the link, copied."""
         if not entry.url:
-            self.notify(f"No link: {entry.no_url_reason or 'this item has no primary source yet'}", severity="warning")
+            self.say(f"No link: {entry.no_url_reason or 'this item has no primary source yet'}", severity="warning")
             return
-        self.hand_off(entry.url, entry.title)
-        if not self.store_write(self.store.mark_opened, entry.id):
+        if not self.hand_off(entry.url, entry.title):
             return
-        old = self.progress.get(entry.id) or EntryProgress(entry.id)
-        self.progress[entry.id] = _replace(old, last_opened_at=self.store.progress(entry.id).last_opened_at)
-        if self.state_of(entry.id) == "pending":
-            self.set_state(entry, "learning")
+        # Pending becomes learning; a state stored meanwhile (done from the CLI) is kept.
+        self.run_session(self.session.mark_opened, entry.id)
 
-    def hand_off(self, url: str, title: str) -> None:
-        ok, reason = browser_available(self.environ, self.platform)
+    def hand_off(self, url: str, title: str) -> bool:
+        """Give a link to the learner's browser (or, where none can be used, a dialog with it,
+        copied). Every link goes through here and the one policy in studytui.handoff: https
+        only, never a local path or another scheme. True when it was handed off."""
+        link = check_link(url)
+        if not link.allowed:
+            self.say(f"Not opened: {link.url} ({link.reason}).", title="Link refused", severity="warning", timeout=8)
+            return False
+        url = link.url
+        # In a browser tab (studytui serve) the learner's own browser is right there: textual-serve
+        # opens the link in a new tab, whatever the server machine has for a display.
+        ok, reason = (True, "") if self.is_web else browser_available(self.environ, self.platform)
         if ok:
             self.open_url(url)
-            self.notify(f"Opened in your browser: {title}")
-            return
+            self.say(f"Opened in your browser: {title}")
+            return True
         from studytui.tui.screens.handoff import HandoffDialog
 
         self.copy_text(url)
         self.push_screen(HandoffDialog(url, title, reason))
+        return True
+
+    def on_markdown_link_clicked(self, event: Any) -> None:
+        """The one handler for links in summaries, notes, the glossary and the policy (the
+        Markdown widgets' LinkClicked messages bubble up to here)."""
+        event.stop()
+        self.hand_off(event.href, event.href)
 
     # --- navigation and screens -----------------------------------------------------------------
     @property
@@ -277,7 +363,11 @@ class StudyApp(App[None]):
         return self._search_index
 
     def notes_by_entry(self) -> dict[str, str]:
-        return {entry_id: p.note for entry_id, p in self.progress.items() if p.note}
+        return self.session.notes_by_entry()
+
+    def current_entry(self) -> Entry | None:
+        main = self.main_screen
+        return main.current_entry if main is not None else None
 
     def jump_to(self, entry_id: str) -> None:
         entry = self.guide.get(entry_id)
@@ -319,7 +409,7 @@ class StudyApp(App[None]):
         """Open a registered screen by id (see studytui.tui.registry)."""
         spec = self.registry.screens.get(screen_id)
         if spec is None:
-            self.notify(f"No such screen: {screen_id}", severity="error")
+            self.say(f"No such screen: {screen_id}", severity="error")
             return
         screen: Screen[Any] = spec.factory(self, **params)
         self.push_screen(screen)
@@ -380,12 +470,3 @@ def _set_theme(app: StudyApp, name: str) -> Callable[[], None]:
         app.theme = name
 
     return apply
-
-
-def _replace(progress: EntryProgress, **changes: Any) -> EntryProgress:
-    """A copy of an immutable progress record with some fields changed."""
-    if hasattr(progress, "_replace"):  # a NamedTuple
-        return progress._replace(**changes)
-    from dataclasses import replace
-
-    return replace(progress, **changes)

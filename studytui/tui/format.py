@@ -8,9 +8,11 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-# One glyph and one word per state: state is never conveyed by colour alone.
-STATE_GLYPHS = {"pending": "○", "learning": "◐", "done": "●", "skipped": "⊘"}
-STATE_WORDS = {"pending": "pending", "learning": "learning", "done": "done", "skipped": "skipped"}
+from studytui.state import State, glyph_of
+
+# One glyph and one word per state (from studytui.state.State): never colour alone.
+STATE_GLYPHS = {s.value: s.glyph for s in State}
+STATE_WORDS = {s.value: s.word for s in State}
 
 # C0/C1 control characters other than tab and newline. Notes are user text: an escape sequence in
 # a note must show as text, never reach the terminal.
@@ -18,12 +20,26 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def state_glyph(state: str) -> str:
-    return STATE_GLYPHS.get(state, "?")
+    return glyph_of(state)
 
 
 def visible_controls(text: str) -> str:
     """Replace control characters with visible escapes (ESC becomes the four characters '\\x1b')."""
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def control_pictures(text: str) -> str:
+    """Replace control characters with one-cell visible stand-ins (ESC becomes '␛', the Unicode
+    control pictures; C1 controls become '�'): for places where the text's length on screen must
+    not grow, such as the editor's lines."""
+    return _CONTROL.sub(_picture, text)
+
+
+def _picture(match: "re.Match[str]") -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else "\ufffd"
 
 
 def fraction_bar(done: int, total: int, width: int = 8) -> str:

@@ -108,11 +108,6 @@ def build_registry(plugin_modules: tuple[str, ...] = PLUGIN_MODULES) -> Registry
     registry = Registry()
     _builtin_screens(registry)
     for name in plugin_modules:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:  # that screen is not built yet
-            if exc.name != name:
-                raise
-            continue
-        module.register(registry)
+        # Every screen module ships with the package: a missing one is a packaging error.
+        importlib.import_module(name).register(registry)
     return registry

@@ -7,10 +7,12 @@ while the content is edited; a few tests also start the app on the real guide.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytui.guide.model import Entry, GlossaryTerm, Guide, Policy, Section, Subsection
-from studytui.tui.app import StudyApp
+
+if TYPE_CHECKING:
+    from studytui.tui.app import StudyApp
 
 TODAY = dt.date(2026, 11, 29)
 # A desktop session: a browser may be opened.
@@ -83,6 +85,41 @@ def build_guide() -> Guide:
 
 
 
-def screen_text(app: StudyApp) -> str:
+def screen_text(app: "StudyApp") -> str:
     """Everything on screen as plain text, one line per row."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    from studytui.tui.compat import screen_lines
+
+    return "\n".join(strip.text for strip in screen_lines(app))
+
+
+async def wait_until(pilot: Any, condition: Any, timeout: float = 10.0, step: float = 0.05) -> bool:
+    """Let the app run until `condition()` holds (or `timeout` seconds pass); returns whether it
+    held. Instead of fixed sleeps: fast on an idle machine, still right on a loaded one."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        await pilot.pause()
+        if condition():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        await pilot.pause(step)
+
+
+async def wait_for_palette(pilot: Any, app: Any, text: str, timeout: float = 10.0) -> bool:
+    """After typing into the command palette: wait until its highlighted hit mentions `text`
+    (the palette searches in the background), so Enter picks it."""
+    from textual.command import CommandList
+
+    def ready() -> bool:
+        found = app.screen.query(CommandList)
+        if not found:
+            return False
+        hits = found.first()
+        index = hits.highlighted
+        if index is None:
+            return False
+        return text.lower() in str(hits.get_option_at_index(index).prompt).lower()
+
+    return await wait_until(pilot, ready, timeout=timeout)

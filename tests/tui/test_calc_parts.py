@@ -12,7 +12,7 @@ from studytui.tui.calc import prefs
 from studytui.tui.calc.gpu_info import available_dtypes, figure_rows, matches, provenance_lines
 from studytui.tui.calc.note_table import calculation_markdown
 from studytui.tui.calc.plot import Roof, decades, tick_label
-from studytui.tui.calc.presets import UI_DEFAULTS, as_text, initial_values
+from studytui.calc.form_values import UI_DEFAULTS, as_text, initial_values
 
 
 class FakeStore:

@@ -14,7 +14,7 @@ from studytui.tui.format import (
     short_timestamp,
     visible_controls,
 )
-from studytui.tui.notes import NoteDraft
+from studytui.session import NoteDraft
 
 TODAY = dt.date(2026, 11, 29)
 
@@ -47,20 +47,14 @@ def test_visible_controls_keeps_text_and_shows_escapes():
     assert visible_controls("\x9b31m") == "\\x9b31m"  # C1 CSI too
 
 
-class FakeStore:
-    def __init__(self) -> None:
-        self.saved: list[tuple[str, str]] = []
-
-    def set_note(self, entry_id: str, text: str) -> None:
-        self.saved.append((entry_id, text))
-
-
-def test_note_draft_saves_only_changes():
-    draft, store = NoteDraft(), FakeStore()
-    assert not draft.flush(store)
+def test_note_draft_is_dirty_only_when_it_differs_from_what_is_stored():
+    draft = NoteDraft()
     draft.start("a", "old")
     draft.update("old")
-    assert not draft.flush(store)
+    assert not draft.dirty
     draft.update("new")
-    assert draft.flush(store) and store.saved == [("a", "new")]
-    assert not draft.flush(store)  # idempotent
+    assert draft.dirty
+    draft.saved("new")
+    assert not draft.dirty and draft.base == "new"
+    draft.update("old")
+    assert draft.dirty

@@ -7,6 +7,8 @@ import base64
 from studytui.tui.screens.handoff import HandoffDialog
 from studytui.tui.screens.main import MainScreen
 
+from studytui.tui.compat import notifications
+
 from .support import DESKTOP_ENV, HEADLESS_LINUX_ENV, SSH_ENV, screen_text
 
 URL = "https://example.org/roofline"
@@ -143,3 +145,65 @@ async def test_clicking_the_url_uses_the_same_rules(make_app):
         await pilot.pause()
         assert opened == [] and written == [OSC52]
         assert isinstance(app.screen, HandoffDialog)
+
+
+HOSTILE_NOTE = (
+    "[a](%66ile:///etc/passwd) [b](%6Aavascript:alert%281%29) [c](ssh://host/) [d](/etc/passwd) "
+    "[e](https://example.org/ok)"
+)
+
+
+async def test_note_links_go_through_the_one_hand_off_policy(make_app, store):
+    from textual.widgets import Markdown
+
+    store.set_note("roofline", HOSTILE_NOTE)
+    app = make_app()
+    opened, written = record(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        preview = app.screen.query_one("#note-preview", Markdown)
+        for href in ("%66ile:///etc/passwd", "%6Aavascript:alert%281%29", "ssh://host/", "/etc/passwd"):
+            preview.post_message(Markdown.LinkClicked(preview, href))
+            await pilot.pause()
+        assert opened == [] and written == []  # nothing reached the browser or the clipboard
+        refused = [n for n in notifications(app) if n.title == "Link refused"]
+        assert len(refused) == 4
+        preview.post_message(Markdown.LinkClicked(preview, "https://example.org/ok"))
+        await pilot.pause()
+        assert opened == ["https://example.org/ok"]
+
+
+async def test_a_hostile_entry_url_is_neither_opened_nor_copied(make_app, guide, store):
+    from dataclasses import replace
+
+    from studytui.guide.model import Guide
+
+    bad = replace(guide.entries[0], url="%66ile:///etc/passwd")
+    sections = list(guide.sections)
+    first = sections[0]
+    sub = first.subsections[0]
+    sections[0] = replace(first, subsections=(replace(sub, entries=(bad, *sub.entries[1:])),))
+    hostile = Guide(guide.title, guide.source_repo, guide.license, tuple(sections), guide.glossary, guide.policy, guide.content_dir)
+    app = make_app(guide=hostile, environ=dict(SSH_ENV))
+    opened, written = record(app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert opened == [] and written == []
+        assert isinstance(app.screen, MainScreen)  # no hand-off dialog either
+    assert store.progress("roofline").state == "pending"
+
+
+async def test_in_a_browser_tab_the_link_opens_in_the_learners_browser(make_app, monkeypatch):
+    # studytui serve: the server may have no display, but the learner's browser is the terminal.
+    app = make_app(environ=dict(HEADLESS_LINUX_ENV), platform="linux")
+    monkeypatch.setattr(type(app), "is_web", property(lambda self: True))
+    opened, written = record(app)
+    async with app.run_test() as pilot:
+        await pilot.press("o")
+        await pilot.pause()
+        assert opened == [URL] and written == []
+        assert isinstance(app.screen, MainScreen)

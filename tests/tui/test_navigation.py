@@ -8,6 +8,8 @@ from studytui.store import open_store
 from studytui.tui.app import StudyApp
 from studytui.tui.screens.main import MainScreen
 
+from studytui.tui.compat import notifications
+
 from .support import TODAY, screen_text
 
 
@@ -105,7 +107,7 @@ async def test_N_with_nothing_pending_stays_and_says_so(make_app, store, guide):
         await pilot.press("N")
         await pilot.pause()
         assert current_id(app) == "roofline"
-        assert any("Nothing is pending" in str(n.message) for n in app._notifications)
+        assert any("Nothing is pending" in str(n.message) for n in notifications(app))
 
 
 async def test_arrow_keys_and_enter_open_a_section(make_app):

@@ -12,6 +12,8 @@ from studytui.tui.commands import StudyCommands
 from studytui.tui.registry import PaletteCommand, Registry, ScreenSpec, build_registry
 from studytui.tui.screens.main import MainScreen
 
+from .support import wait_for_palette
+
 
 class DemoScreen(Screen[None]):
     BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
@@ -50,7 +52,7 @@ async def test_a_registered_screen_gets_its_key_help_row_and_palette_entry(make_
         titles = [hit.text async for hit in provider.discover()]
         assert "Demo" in titles and "Demo: preset roofline" in titles
         await pilot.press("ctrl+p", *"Demo: preset roofline")
-        await pilot.pause(0.3)
+        assert await wait_for_palette(pilot, app, "preset roofline")
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, DemoScreen) and app.screen.preset == "roofline"

@@ -9,7 +9,7 @@ from studytui.tui.screens.main import MainScreen
 from studytui.tui.screens.policy import PolicyScreen
 from studytui.tui.screens.search import SearchScreen
 
-from .support import screen_text
+from .support import screen_text, wait_for_palette
 
 
 def current_id(app):
@@ -89,7 +89,7 @@ async def test_palette_continue_jumps_to_next_pending(make_app, store):
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"Continue")
-        await pilot.pause(0.3)
+        assert await wait_for_palette(pilot, app, "Continue")
         await pilot.press("enter")
         await pilot.pause()
         assert current_id(app) == "cuda-basics"
@@ -99,12 +99,12 @@ async def test_palette_entry_and_section_jump(make_app):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+p", *"Section: Frontier")
-        await pilot.pause(0.3)
+        assert await wait_for_palette(pilot, app, "Frontier")
         await pilot.press("enter")
         await pilot.pause()
         assert "Verified 2026-08-23, 98 days ago" in screen_text(app)
         await pilot.press("ctrl+p", *"Entry: Stream-K")
-        await pilot.pause(0.3)
+        assert await wait_for_palette(pilot, app, "Stream-K")
         await pilot.press("enter")
         await pilot.pause()
         assert current_id(app) == "stream-k"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from studytui.tui.compat import line_filters
+
 import argparse
 from pathlib import Path
 
@@ -13,6 +15,8 @@ from studytui.tui.keymap import load_keymap, parse_keymap
 from studytui.tui.registry import build_registry
 from studytui.tui.screens.main import MainScreen
 from studytui.tui_launch import binding_ids, launch
+
+from .support import wait_for_palette
 
 
 def current_id(app):
@@ -46,7 +50,7 @@ async def test_palette_theme_command_is_remembered(make_app, store):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.press("ctrl+p", *"Theme: textual-light")
-        await pilot.pause(0.3)
+        assert await wait_for_palette(pilot, app, "textual-light")
         await pilot.press("enter")
         await pilot.pause()
         assert app.theme == "textual-light"
@@ -68,7 +72,7 @@ async def test_no_color_is_honoured(make_app, store, monkeypatch):
     async with app.run_test() as pilot:
         await pilot.pause()
         assert app.no_color
-        assert [type(f).__name__ for f in app._filters if type(f).__name__ in ("Monochrome", "NoColor")] == ["NoColor"]
+        assert [type(f).__name__ for f in line_filters(app) if type(f).__name__ in ("Monochrome", "NoColor")] == ["NoColor"]
         assert app.theme == "ansi-dark"
         await pilot.press("t")
         await pilot.pause()
@@ -131,8 +135,11 @@ def test_launch_without_a_terminal_is_one_line(capsys):
     assert err.count("\n") == 1 and "needs an interactive terminal" in err
 
 
-def test_registry_skips_missing_plugins_and_rejects_duplicates():
-    registry = build_registry(plugin_modules=("studytui.tui.screens.not_there",))
+def test_registry_does_not_hide_a_missing_plugin_and_rejects_duplicates():
+    # Every screen module ships with the package: a missing one is a packaging error, not skipped.
+    with pytest.raises(ModuleNotFoundError):
+        build_registry(plugin_modules=("studytui.tui.screens.not_there",))
+    registry = build_registry(plugin_modules=())
     assert set(registry.screens) == {"glossary", "policy"}
     with pytest.raises(ValueError):
         registry.add_screen(registry.screens["glossary"])

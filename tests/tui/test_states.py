@@ -44,3 +44,20 @@ async def test_marking_a_section_row_changes_nothing(make_app, store):
         await pilot.press("up", "d")
         await pilot.pause()
     assert store.states() == {}
+
+
+async def test_a_read_only_store_is_shown_in_the_status_line(make_app, store):
+    from .support import wait_until
+
+    class ReadOnlyStore:
+        read_only = True
+
+        def __init__(self, inner):
+            self._inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self._inner, name)
+
+    app = make_app(store=ReadOnlyStore(store))
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await wait_until(pilot, lambda: "READ-ONLY" in screen_text(app))

@@ -9,25 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from studytui.calc.form_values import CALCULATOR_TITLES  # titles live in the form layer (cheap import)
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
     from studytui.tui.registry import Registry
 
 SCREEN_ID = "calculators"
-# (name, palette title) for each calculator; tests check these match studytui.calc.forms.CALCULATORS
-# (importing that here would cost startup time for every launch of the app).
-CALCULATOR_TITLES: tuple[tuple[str, str], ...] = (
-    ("roofline", "Roofline"),
-    ("gemm", "GEMM"),
-    ("transformer", "Transformer inference"),
-    ("collective", "Collective"),
-    ("specdec", "Speculative decoding"),
-    ("kv", "KV cache"),
-    ("memory", "Memory fit"),
-    ("occupancy", "Occupancy"),
-    ("tile", "GEMM tile budget"),
-)
 
 
 def open_calculators(app: Any, **params: Any) -> Screen[Any]:

@@ -28,7 +28,7 @@ class ChoiceList(ModalScreen["str | None"]):
                   border: round $accent; background: $surface; padding: 0 1; }
     #choice-box OptionList { height: auto; max-height: 30; border: none; }
     """
-    BINDINGS = [Binding("escape", "cancel", "Back", id="calc-choice-cancel")]
+    BINDINGS = [Binding("escape", "close", "Back", id="calc-choice-cancel")]
 
     def __init__(self, title: str, options: Options, current: str) -> None:
         super().__init__()
@@ -53,7 +53,7 @@ class ChoiceList(ModalScreen["str | None"]):
         event.stop()
         self.dismiss(self.options[event.option_index][1])
 
-    def action_cancel(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
 
@@ -147,7 +147,7 @@ class ChoiceField(Widget, can_focus=True):
 
         self.app.push_screen(ChoiceList(self.title, self._options, self._value), chosen)
 
-    def _on_click(self, event: events.Click) -> None:
+    def on_click(self, event: events.Click) -> None:
         event.stop()
         self.focus()
         self.action_open()

@@ -22,41 +22,13 @@ from textual.widgets import Input, Label, Static
 from studytui.tui.widgets.inputs import OrderedInput
 
 from studytui.calc.dtypes import DTYPES
-from studytui.calc.forms import CalcSpec, FieldSpec
+from studytui.calc.form_values import GROUPS, group_of
+from studytui.calc.forms import FREE_CHOICE_FIELDS, CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
 
-# Fields that accept values outside their listed choices (a profile FILE, any MxN tile).
-FREE_CHOICES = frozenset({"profile", "tile"})
-MODEL_DIMS = frozenset({
-    "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "experts", "active_experts",
-    "shared_experts", "moe_intermediate", "dense_layers", "mla_kv_rank", "mla_rope_dim", "mla_q_rank",
-    "mla_nope_dim", "mla_v_dim", "sliding_window", "sliding_layers", "mlp_matrices", "tied_embeddings",
-})
-CEILING_OVERRIDES = frozenset({"peak_flops", "mem_bw", "link_bw", "profile", "hbm"})
-MORE_OPTIONS = frozenset({
-    "a_dtype", "b_dtype", "c_dtype", "sms", "quant_group", "quant_scale_bytes", "latency", "causal", "net_bw", "domain",
-    "mfu", "mbu", "mem_fraction",
-})
-GROUPS = (
-    ("dims", "Model dimensions (override the preset)", MODEL_DIMS),
-    ("ceilings", "Ceilings: profile and overrides", CEILING_OVERRIDES),
-    ("more", "More options", MORE_OPTIONS),
-)
 BLANK_PROMPTS = {"model": "custom dims", "dtype": "same as precision", "bool": "(preset)", "choice": "(default)"}
 COMPUTE_DTYPE = "dtype"  # the field whose precision picks the GPU's peak
 LEADING = ("gpu", COMPUTE_DTYPE)
-
-
-def group_of(spec: CalcSpec, field: FieldSpec) -> str | None:
-    """Which collapsed group a field sits in (None: always visible)."""
-    if spec.name == "collective" and field.name in ("link_bw", "latency"):
-        return None  # the collective's link is its main input
-    if spec.name == "gemm" and field.name == "time":
-        return None
-    for group_id, _title, names in GROUPS:
-        if field.name in names:
-            return group_id
-    return None
 
 
 def _select_options(field: FieldSpec, models: Iterable[str]) -> list[tuple[str, str]]:
@@ -70,7 +42,7 @@ def _select_options(field: FieldSpec, models: Iterable[str]) -> list[tuple[str, 
 
 
 def uses_select(field: FieldSpec) -> bool:
-    if field.name in FREE_CHOICES:
+    if field.name in FREE_CHOICE_FIELDS:
         return False
     return field.kind in ("bool", "model", "dtype") or (field.kind == "choice" and bool(field.choices))
 

@@ -17,6 +17,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.calc.hardware import Accelerator, load_catalog
+from studytui.tui.host import cursor_blink_of
 from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, provenance_lines
 from studytui.tui.widgets.inputs import OrderedInput
 
@@ -57,7 +58,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
     """
 
     BINDINGS = [
-        Binding("escape", "cancel", "Back", id="calc-gpu-cancel"),
+        Binding("escape", "close", "Back", id="calc-gpu-cancel"),
         Binding("down", "move(1)", "Down", show=False, id="calc-gpu-down"),
         Binding("up", "move(-1)", "Up", show=False, id="calc-gpu-up"),
     ]
@@ -73,7 +74,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
         with Vertical(id="gpu-picker-box"):
             yield Static("Choose a GPU", classes="dialog-title")
             search = OrderedInput(placeholder="Search by name, id, vendor or alias (e.g. h200, amd, tpu)", id="gpu-search")
-            search.cursor_blink = bool(getattr(self.app, "cursor_blink", True))
+            search.cursor_blink = cursor_blink_of(self.app)
             yield search
             with Horizontal():
                 yield OptionList(id="gpu-list")
@@ -140,5 +141,5 @@ class GpuPickerScreen(ModalScreen["str | None"]):
         current = options.highlighted if options.highlighted is not None else 0
         options.highlighted = max(0, min(len(self.shown) - 1, current + step))
 
-    def action_cancel(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)

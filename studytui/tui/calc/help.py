@@ -36,7 +36,7 @@ UNITS = (
 class CalculatorHelpScreen(ModalScreen[None]):
     """The calculator's keys, its F-key switcher and the units rules."""
 
-    BINDINGS = [Binding("escape,f1,question_mark,q", "dismiss", "Close", id="calc-help-close")]
+    BINDINGS = [Binding("escape,f1,question_mark,q", "close", "Close", id="calc-help-close")]
 
     def __init__(self, spec: CalcSpec, switches: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -61,3 +61,7 @@ class CalculatorHelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-scroll"):
                 yield Static(self._table(), id="help-table")
             yield Static("Esc or F1 closes", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

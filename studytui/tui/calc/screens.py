@@ -22,6 +22,7 @@ from textual.content import Content
 from textual.widgets import ContentSwitcher, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from studytui.calc.form_values import PLOTTED, SWEEP_PLOTTED
 from studytui.calc.forms import CALCULATORS, CalcSpec, choices_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
@@ -31,16 +32,15 @@ from studytui.tui.calc.choice import ChoiceField
 from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, one_line_reason
 from studytui.tui.calc.gpu_info import available_dtypes
 from studytui.tui.calc.note_table import calculation_markdown
-from studytui.tui.calc.presets import EntryContext, Launch, initial_values
+from studytui.calc.form_values import initial_values
+from studytui.tui.calc.presets import EntryContext, Launch
+from studytui.tui.format import visible_controls
+from studytui.tui.host import cursor_blink_of, data_dir_of, host_of, store_of
 
 if TYPE_CHECKING:
     from studytui.calc.hardware import Accelerator, Catalog
     from studytui.tui.calc.plot import Roof, RooflinePlot, WorkPoint
 
-# Calculators whose result is a point under a roofline (they report intensity and ceilings).
-PLOTTED = frozenset({"roofline", "gemm", "transformer"})
-# Calculators with a sweep plot instead (studytui/tui/calc/occupancy_plot.py).
-SWEEP_PLOTTED = frozenset({"occupancy"})
 DASH = "—"
 # Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
 # reading a profile parses YAML, too slow to repeat on every keystroke or every screen opening.
@@ -118,13 +118,6 @@ def _widget_for_panel(panel: str) -> str:
     return "tab-plot" if panel == "plot" else "tab-text"
 
 
-def data_dir_of(app: Any) -> Path | None:
-    """The data directory the app's store lives in (user GPUs and profiles are found there)."""
-    store = getattr(app, "store", None)
-    path = getattr(store, "path", None)
-    return Path(path).parent if path is not None else None
-
-
 class CalculatorScreen(Screen[None]):
     """One calculator: edit the inputs on the left, read the results, plot and formulas on the right."""
 
@@ -147,7 +140,7 @@ class CalculatorScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Back", id="calc-back"),
+        Binding("escape", "close", "Back", id="calc-back"),
         Binding("ctrl+s", "save_note", "Save to note", id="calc-save-note"),
         Binding("ctrl+g", "pick_gpu", "GPU", id="calc-pick-gpu"),
         Binding("ctrl+b", "compare", "Compare GPU", id="calc-compare"),
@@ -198,7 +191,7 @@ class CalculatorScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self._data_dir = data_dir_of(self.app)
-        store = getattr(self.app, "store", None)
+        store = store_of(self.app)
         gpu, dtype = prefs.recall(store) if store is not None else (None, None)
         values = initial_values(self.spec, self.launch.args, gpu, dtype)
         self._initial = dict(values)
@@ -208,7 +201,7 @@ class CalculatorScreen(Screen[None]):
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
-                blink = bool(getattr(self.app, "cursor_blink", True))
+                blink = cursor_blink_of(self.app)
                 yield CalcForm(self.spec, values, models, gpu_names, cursor_blink=blink, id="calc-form")
             with Vertical(id="calc-right"):
                 yield Static("", id="calc-status")
@@ -388,7 +381,7 @@ class CalculatorScreen(Screen[None]):
 
     def _remember(self, values: Mapping[str, str], result: Result) -> None:
         """Remember the GPU and precision once the learner has chosen them (not a preset's)."""
-        store = getattr(self.app, "store", None)
+        store = store_of(self.app)
         if store is None:
             return
         gpu = values.get("gpu") or ""
@@ -492,7 +485,7 @@ class CalculatorScreen(Screen[None]):
         return points
 
     # --- actions ------------------------------------------------------------------------------
-    def action_back(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
     def action_switch(self, name: str) -> None:
@@ -584,42 +577,19 @@ class CalculatorScreen(Screen[None]):
         try:
             append_to_note(self.app, self.entry.entry_id, text)
         except StudyError as exc:
-            self.notify(f"Could not save to the note: {exc}", severity="error", timeout=5)
+            self.notify(visible_controls(f"Could not save to the note: {exc}"), severity="error", timeout=5, markup=False)
             return
-        self.notify(f"Saved to the note of '{self.entry.title}'.", timeout=3)
+        self.notify(visible_controls(f"Saved to the note of '{self.entry.title}'."), timeout=3, markup=False)
 
 
-def append_to_note(app: Any, entry_id: str, text: str) -> str:
-    """Append through the store, then bring the app's copies of that note up to date."""
-    flush = getattr(app, "flush_note", None)
-    if callable(flush):
-        flush()  # a note being typed is saved first, so the append cannot overwrite it
-    store = app.store
-    store.append_note(entry_id, text)
-    new_text: str = store.get_note(entry_id)
-    progress = getattr(app, "progress", None)
-    if isinstance(progress, dict):
-        from studytui.store import EntryProgress
-
-        old = progress.get(entry_id) or EntryProgress(entry_id)
-        progress[entry_id] = old._replace(note=new_text)
-    draft = getattr(app, "draft", None)
-    if draft is not None and getattr(draft, "entry_id", None) == entry_id:
-        draft.start(entry_id, new_text)
-        main = getattr(app, "main_screen", None)
-        if main is not None:
-            from textual.css.query import NoMatches
-
-            from studytui.tui.widgets.note_panel import NotePanel
-
-            try:
-                panel = main.query_one(NotePanel)
-            except NoMatches:
-                return new_text  # the preview is drawn when the entry is shown again
-            if panel.editing:
-                panel.editor.load_text(new_text)
-            panel.refresh_preview()
-    return new_text
+def append_to_note(app: Any, entry_id: str, text: str) -> None:
+    """Append through the study session (the note being typed is saved first; every view of
+    that note follows). Raises StudyError when the store refuses it or there is no study app."""
+    host = host_of(app)
+    if host is None:
+        raise StudyError("no study session: notes are not available here")
+    if not host.append_note(entry_id, text):
+        raise StudyError("the store refused it (see the message above)")
 
 
 def _status_line(result: Result) -> str:
@@ -719,7 +689,7 @@ class CalculatorHubScreen(Screen[None]):
     #hub-hint { height: auto; padding: 0 1; color: $text-muted; background: $panel; }
     """
 
-    BINDINGS = [Binding("escape", "back", "Back", id="calc-hub-back")]
+    BINDINGS = [Binding("escape", "close", "Back", id="calc-hub-back")]
 
     def __init__(self, entry: EntryContext | None = None) -> None:
         super().__init__()
@@ -749,18 +719,18 @@ class CalculatorHubScreen(Screen[None]):
         if name in CALCULATORS:
             self.app.push_screen(CalculatorScreen(Launch(name, entry=self.entry)))
 
-    def action_back(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
 
 def launch_for(app: Any, calc: str | None = None, hub: bool = False, args: Mapping[str, Any] | None = None, label: str = "") -> Screen[Any]:
     """The screen `c` (or the palette) opens: a named calculator, the entry's try-it, or the hub."""
-    main = getattr(app, "main_screen", None)
-    entry = getattr(main, "current_entry", None) if main is not None else None
+    host = host_of(app)
+    entry = host.current_entry() if host is not None else None
     context = EntryContext(entry.id, entry.title) if entry is not None else None
     if calc:
         if calc not in CALCULATORS:
-            app.notify(f"No calculator named {calc!r}.", severity="error")
+            app.notify(visible_controls(f"No calculator named {calc!r}."), severity="error", markup=False)
             return CalculatorHubScreen(context)
         return CalculatorScreen(Launch(calc, args or {}, label, context))
     try_it = getattr(entry, "try_it", None) if entry is not None else None

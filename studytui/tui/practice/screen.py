@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from studytui.errors import StudyError
 from studytui.practice.grading import miss_text
 from studytui.tui.format import visible_controls
+from studytui.tui.host import cursor_blink_of
 from studytui.tui.practice import PracticeState, practice_state, refresh_views
 
 CALC_SCREEN = "calculators"
@@ -47,7 +48,7 @@ class PracticeScreen(Screen[None]):
     """
 
     BINDINGS = [
-        Binding("escape", "back", "Back", id="practice-back"),
+        Binding("escape", "close", "Back", id="practice-back"),
         Binding("ctrl+s", "solution", "Solution", id="practice-solution", tooltip="Show the worked solution"),
         Binding("ctrl+o", "open_calculator", "Calculator", id="practice-calculator", tooltip="Open the calculator with this variant"),
         Binding("ctrl+n", "move(1)", "Next", id="practice-next", tooltip="Next problem"),
@@ -77,7 +78,7 @@ class PracticeScreen(Screen[None]):
                 yield Static(id="practice-question")
                 yield Static(id="practice-meta")
                 answer = Input(placeholder="your answer, e.g. 31 ms", id="practice-answer")
-                answer.cursor_blink = getattr(self.app, "cursor_blink", True)  # off in tests: stable snapshots
+                answer.cursor_blink = cursor_blink_of(self.app)  # off in tests: stable snapshots
                 yield answer
                 yield Static(id="practice-feedback")
                 yield Static(id="practice-solution")
@@ -202,7 +203,7 @@ class PracticeScreen(Screen[None]):
         try:
             lines = self.practice.reveal(v.problem.id, v.seed)
         except StudyError as exc:
-            self.notify(str(exc), severity="error")
+            self.notify(visible_controls(str(exc)), severity="error", markup=False)
             return
         self._show_solution(lines)
         if not self.solved:
@@ -236,7 +237,7 @@ class PracticeScreen(Screen[None]):
         self.show_problem(self.problem_ids[target])
         self.set_focus(self.query_one(Input))
 
-    def action_back(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
 

@@ -11,6 +11,7 @@ from textual.widgets import Footer, Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.guide.model import GlossaryTerm, Guide
+from studytui.tui.host import cursor_blink_of
 from studytui.tui.widgets.inputs import OrderedInput
 
 
@@ -18,7 +19,7 @@ class GlossaryScreen(Screen[None]):
     """Terms on the left (filterable), the definition and its entries on the right."""
 
     BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back", id="glossary-close"),
+        Binding("escape", "close", "Back", id="glossary-close"),
         Binding("down", "move(1)", "Down", show=False),
         Binding("up", "move(-1)", "Up", show=False),
         Binding("pagedown", "move(10)", show=False),
@@ -51,7 +52,7 @@ class GlossaryScreen(Screen[None]):
     def on_mount(self) -> None:
         terms = self.query_one(OptionList)
         filter_input = self.query_one(Input)
-        filter_input.cursor_blink = getattr(self.app, "cursor_blink", True)
+        filter_input.cursor_blink = cursor_blink_of(self.app)
         # Typing filters at once ("g" then "ridge"); arrows and Enter still work on the list.
         filter_input.focus()
         if terms.option_count:
@@ -116,10 +117,6 @@ class GlossaryScreen(Screen[None]):
                 return
         self.notify("This term has no linked entry.", timeout=3)
 
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        from studytui.tui.app import StudyApp
-
-        event.stop()
-        app = self.app
-        if isinstance(app, StudyApp):
-            app.hand_off(event.href, event.href)
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

@@ -23,7 +23,7 @@ class GuideChangesScreen(Screen[None]):
     """The differences between a newer README and the shipped content, then what they mean for
     the learner's own entries."""
 
-    BINDINGS = [Binding("escape,q", "app.pop_screen", "Back", id="guide-changes-close")]
+    BINDINGS = [Binding("escape,q", "close", "Back", id="guide-changes-close")]
 
     def __init__(self, readme: str, differences: Sequence[Any], impacts: Sequence[Any]) -> None:
         super().__init__()
@@ -59,3 +59,7 @@ class GuideChangesScreen(Screen[None]):
             parts.append(visible(d.message) + "\n")
             parts.append((f"  {name}:{d.readme_line}  ·  {visible(d.content)}\n", Style(dim=True)))
         return Content.assemble(*parts)
+
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

@@ -15,7 +15,7 @@ class HandoffDialog(ModalScreen[None]):
     """The URL as a terminal hyperlink and as plain text; it has already been copied (OSC 52)."""
 
     BINDINGS = [
-        Binding("escape,enter", "dismiss", "Close", id="handoff-close"),
+        Binding("escape,enter", "close", "Close", id="handoff-close"),
         Binding("y", "copy", "Copy again", id="handoff-copy"),
     ]
 
@@ -84,3 +84,7 @@ class HandoffDialog(ModalScreen[None]):
         if isinstance(app, StudyApp):
             app.copy_text(self.url)
         self.notify("Copied again.", timeout=2)
+
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

@@ -42,7 +42,7 @@ class HelpScreen(ModalScreen[None]):
     """Lists the rows given by StudyApp.key_rows() plus the widgets' own keys."""
 
     BINDINGS = [
-        Binding("escape,q,question_mark,f1", "dismiss", "Close", id="help-close"),
+        Binding("escape,q,question_mark,f1", "close", "Close", id="help-close"),
     ]
 
     def __init__(self, rows: list[tuple[str, str, str]]) -> None:
@@ -85,3 +85,7 @@ class HelpScreen(ModalScreen[None]):
             with VerticalScroll(id="help-scroll"):
                 yield Static(self._table(), id="help-table")
             yield Static("Esc closes", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

@@ -13,13 +13,16 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
 from studytui.guide.model import Entry, Section, Subsection
-from studytui.tui.format import fraction_bar, percent
+from studytui.handoff import check_link
+from studytui.tui.compat import key_bindings
+from studytui.errors import StudyError
+from studytui.tui.format import fraction_bar, percent, short_timestamp
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
 
 if TYPE_CHECKING:
-    from textual.widgets import Markdown
-
+    from studytui.session import Change
+    from studytui.store.model import NoteVersion
     from studytui.study import Counts
     from studytui.tui.widgets.note_panel import NoteEditor
     from studytui.tui.app import StudyApp
@@ -43,6 +46,7 @@ class MainScreen(Screen[None]):
         Binding("y", "copy_url", "Copy URL", id="copy-url", tooltip="Copy the URL", show=False),
         Binding("e", "edit_note", "Note", id="edit-note", tooltip="Edit the note (autosaved)"),
         Binding("E", "edit_note_external", "$EDITOR", id="edit-note-external", tooltip="Edit the note in $EDITOR", show=False),
+        Binding("h", "note_history", "History", id="note-history", tooltip="Versions of the note; restore one", show=False),
         Binding("slash", "search", "Search", id="search", tooltip="Search entries and notes"),
         Binding("escape", "focus_guide", "Back to the guide", id="focus-guide", show=False, tooltip="Back to the guide"),
     ]
@@ -55,7 +59,7 @@ class MainScreen(Screen[None]):
         self._pending_last_viewed: str | None = None
         # Registered screens (glossary, policy, calculators...) get their keys here, with ids
         # users can remap like any other binding.
-        keys = self._bindings.key_to_bindings
+        keys = key_bindings(self)
         for spec in self.study_app.registry.screens.values():
             if spec.key:
                 binding = Binding(
@@ -78,6 +82,8 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        # Immediate: the rows and the status line are redrawn in the same frame as the change.
+        self.study_app.study_changed.subscribe(self, self.on_study_changed, immediate=True)
         tree = self.tree
         tree.focus()
         if self._start is not None:
@@ -146,6 +152,8 @@ class MainScreen(Screen[None]):
         overall = summary.overall
         covered = overall.done + overall.skipped
         text = f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}"
+        if self.study_app.session.read_only:
+            text = "READ-ONLY (nothing is saved)  │  " + text
         section = self._section_of_position()
         if section is not None:
             for item in summary.sections:
@@ -259,9 +267,19 @@ class MainScreen(Screen[None]):
         entry = self._entry_or_hint()
         if entry is None:
             return
-        app = self.study_app
-        app.set_state(entry, state)
-        self.refresh_entry(entry)
+        self.study_app.set_state(entry, state)
+
+    def on_study_changed(self, change: Change) -> None:
+        """Progress or notes changed (here or in another process): redraw what shows them."""
+        guide = self.study_app.guide
+        for entry_id in sorted(change.entries):
+            entry = guide.get(entry_id)
+            if entry is not None:
+                self.refresh_entry(entry)
+        current = self.current_entry
+        if current is not None and current.id in change.notes and self.detail.ready:
+            self.detail.note_panel.draft_changed()
+        self.update_status()
 
     def refresh_entry(self, entry: Entry) -> None:
         """Redraw everything that shows `entry`'s state (row, section row, status, detail)."""
@@ -277,25 +295,24 @@ class MainScreen(Screen[None]):
         if entry is None:
             return
         self.study_app.open_source(entry)
-        self.refresh_entry(entry)
 
     def on_source_link_clicked(self, event: SourceLink.Clicked) -> None:
         self.action_open_source()
 
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        # Links inside summaries and notes follow the same hand-off rules as `o`.
-        event.stop()
-        self.study_app.hand_off(event.href, event.href)
 
     def action_copy_url(self) -> None:
         entry = self._entry_or_hint()
         if entry is None:
             return
         if not entry.url:
-            self.notify(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
+            self.study_app.say(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
             return
-        self.study_app.copy_text(entry.url)
-        self.notify(f"Copied {entry.url}", timeout=3)
+        link = check_link(entry.url)
+        if not link.allowed:
+            self.study_app.say(f"Not copied: {link.url} ({link.reason}).", severity="warning", timeout=8)
+            return
+        self.study_app.copy_text(link.url)
+        self.study_app.say(f"Copied {link.url}", timeout=3)
 
     def action_edit_note(self) -> None:
         if self._entry_or_hint() is None or not self.detail.ready:
@@ -315,8 +332,31 @@ class MainScreen(Screen[None]):
             panel.stop_editing()
         if self.study_app.edit_note_externally(entry) is not None:
             panel.refresh_preview()
-            if not self.study_app.draft.dirty:
+            if not self.study_app.draft.dirty and not self.study_app.session.has_unsaved:
                 self.notify("Note saved.", timeout=2)
+
+    def action_note_history(self) -> None:
+        entry = self._entry_or_hint()
+        if entry is None:
+            return
+        app = self.study_app
+        if not app.flush_note():
+            return  # a note the store refuses cannot be compared or restored yet
+        try:
+            versions = app.session.note_history(entry.id)
+        except StudyError as exc:
+            app.say(str(exc), title="No history", severity="error")
+            return
+        if not versions:
+            self.notify("This note has no saved versions yet.", timeout=3)
+            return
+        from studytui.tui.screens.history import HistoryScreen
+
+        def restore(version: NoteVersion | None) -> None:
+            if version is not None and app.run_session(app.session.restore_note, entry.id, version):
+                self.notify(f"Restored the version of {short_timestamp(version.at)}.", timeout=4)
+
+        app.push_screen(HistoryScreen(entry.title, versions), restore)
 
     def action_search(self, query: str = "") -> None:
         from studytui.tui.screens.search import SearchScreen

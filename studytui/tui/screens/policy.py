@@ -14,7 +14,7 @@ from studytui.guide.model import Guide
 class PolicyScreen(Screen[None]):
     """The policy text, the admitted kinds of source and the fields every claim must carry."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="policy-close")]
+    BINDINGS = [Binding("escape", "close", "Back", id="policy-close")]
 
     def __init__(self, guide: Guide) -> None:
         super().__init__()
@@ -30,10 +30,6 @@ class PolicyScreen(Screen[None]):
             yield Markdown(text, id="policy-text", open_links=False)
         yield Footer()
 
-    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        from studytui.tui.app import StudyApp
-
-        event.stop()
-        app = self.app
-        if isinstance(app, StudyApp):
-            app.hand_off(event.href, event.href)
+    def action_close(self) -> None:
+        """Esc: the one close action every screen has."""
+        self.dismiss(None)

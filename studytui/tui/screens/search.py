@@ -26,7 +26,7 @@ class SearchScreen(ModalScreen[str | None]):
     """Dismisses with the chosen entry id, or None."""
 
     BINDINGS = [
-        Binding("escape", "dismiss_none", "Close", id="search-close"),
+        Binding("escape", "close", "Close", id="search-close"),
         Binding("down", "move(1)", "Down", show=False),
         Binding("up", "move(-1)", "Up", show=False),
         Binding("pagedown", "move(10)", show=False),
@@ -108,7 +108,7 @@ class SearchScreen(ModalScreen[str | None]):
         current = results.highlighted if results.highlighted is not None else -1
         results.highlighted = max(0, min(results.option_count - 1, current + step))
 
-    def action_dismiss_none(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)
 
 

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.tui.format import STATE_WORDS, authors_line, days_since, short_timestamp, state_glyph
-from studytui.tui.notes import NoteDraft
+from studytui.session import NoteDraft
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown

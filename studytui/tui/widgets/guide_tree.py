@@ -14,16 +14,33 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from studytui.guide.model import Entry, Guide, Section, Subsection
+from studytui.tui.compat import lay_out_tree
 from studytui.tui.format import state_glyph
 
 NodeData = Union[Entry, Section, Subsection]
 
-# Rich style names: the tree uses Rich Text labels. Colour is a hint; glyphs carry the meaning.
-STATE_STYLES = {"pending": "", "learning": "bold yellow", "done": "green", "skipped": "dim"}
+# Colour is a hint; glyphs carry the meaning. Styles come from these component classes (see
+# DEFAULT_CSS), so a theme or the user's CSS can change them.
+STATE_CLASSES = {
+    "learning": "guide-tree--learning",
+    "done": "guide-tree--done",
+    "skipped": "guide-tree--skipped",
+    "covered": "guide-tree--covered",
+    "mastered": "guide-tree--mastered",
+}
 
 
 class GuideTree(Tree[NodeData]):
     """Navigable guide. `states` maps entry id -> state name (missing means pending)."""
+
+    COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | set(STATE_CLASSES.values())
+    DEFAULT_CSS = """
+    GuideTree > .guide-tree--learning { color: ansi_yellow; text-style: bold; }
+    GuideTree > .guide-tree--done { color: ansi_green; }
+    GuideTree > .guide-tree--skipped { text-style: dim; }
+    GuideTree > .guide-tree--covered { color: ansi_green; }
+    GuideTree > .guide-tree--mastered { color: ansi_cyan; }
+    """
 
     def __init__(
         self,
@@ -55,7 +72,7 @@ class GuideTree(Tree[NodeData]):
     def entry_label(self, entry: Entry) -> Text:
         state = self.states.get(entry.id, "pending")
         label = Text(no_wrap=True, overflow="ellipsis")
-        label.append(state_glyph(state), style=STATE_STYLES.get(state, ""))
+        label.append(state_glyph(state), style=self._state_style(state))
         label.append(" ")
         label.append(entry.title, style="dim" if state == "skipped" else "")
         return label
@@ -64,10 +81,10 @@ class GuideTree(Tree[NodeData]):
         covered, total = self.section_counts.get(section.id, (0, len(section.entries)))
         label = Text(no_wrap=True, overflow="ellipsis")
         # Counts first so a long title cut at the pane's edge never hides them.
-        label.append(f"{covered}/{total} ", style="green" if total and covered == total else "dim")
+        label.append(f"{covered}/{total} ", style=self._state_style("covered") if total and covered == total else "dim")
         if section.id in self.mastery:
             mastered, problems = self.mastery[section.id]
-            label.append(f"◆{mastered}/{problems} ", style="cyan" if mastered else "dim")
+            label.append(f"◆{mastered}/{problems} ", style=self._state_style("mastered") if mastered else "dim")
         label.append(section.title, style="bold")
         return label
 
@@ -90,10 +107,28 @@ class GuideTree(Tree[NodeData]):
             text.truncate(room, overflow="ellipsis")
         return text
 
+    def _state_style(self, name: str) -> Style | str:
+        component = STATE_CLASSES.get(name)
+        if component is None:
+            return ""
+        # Before mount the stylesheet is not applied yet: plain, and on_mount draws them again.
+        return self.get_component_rich_style(component, partial=True, default=Style.null())
+
+    def on_mount(self) -> None:
+        self._relabel()
+
+    def _relabel(self) -> None:
+        for section in self.guide.sections:
+            self._section_nodes[section.id].set_label(self.section_label(section))
+        for entry_id, node in self._entry_nodes.items():
+            if isinstance(node.data, Entry):
+                node.set_label(self.entry_label(node.data))
+
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
         # Tree measures every line on each rebuild by rendering its label; ours are plain
         # one-line Text, so their length is enough (and keeps large sections cheap).
-        label = node._label
+        label = node.label
+        assert isinstance(label, Text)
         return label.cell_len + (2 if node.allow_expand else 0)
 
     # --- structure ----------------------------------------------------------------------------
@@ -134,7 +169,7 @@ class GuideTree(Tree[NodeData]):
             parent.expand()
             parent = parent.parent
         # Tree lays out lines lazily; build them now so the node has a line to move to.
-        self._tree_lines  # noqa: B018
+        lay_out_tree(self)
         self.move_cursor(node)
         self.scroll_to_node(node, animate=False)
 

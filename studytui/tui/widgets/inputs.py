@@ -20,13 +20,15 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
+from studytui.tui.compat import key_bindings
+
 
 class InOrderBindings:
     """Mixin for a text widget: its own key bindings run in its own queue, in order with the
     text typed and pasted around them (see the module docstring)."""
 
-    async def _on_key(self, event: events.Key) -> None:
-        for binding in self._bindings.key_to_bindings.get(event.key, ()):  # type: ignore[attr-defined]
+    async def on_key(self, event: events.Key) -> None:
+        for binding in key_bindings(self).get(event.key, ()):  # type: ignore[arg-type]
             if binding.priority:
                 continue  # the App has already offered this key to priority bindings
             if await self.app.run_action(binding.action, self):  # type: ignore[attr-defined]

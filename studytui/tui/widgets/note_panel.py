@@ -1,29 +1,42 @@
 """The learner's note for the selected entry: a rendered preview and an in-app editor.
 
 Autosave: every change restarts a timer; when typing stops for AUTOSAVE_DELAY seconds the
-`flush` callback runs. Leaving the editor also flushes. The text itself lives in a NoteDraft the
-app owns, so the app can flush it on entry switch, on quit and after a crash.
+`flush` callback runs, and while typing goes on it runs at least every AUTOSAVE_MAX_DELAY
+seconds (closing the terminal mid-sentence loses at most that much, and SIGHUP saves even that).
+Leaving the editor also flushes. The text itself lives in the session's NoteDraft, so the app
+can flush it on entry switch, on quit, on a signal and after a crash.
+
+Very large notes are previewed in part (PREVIEW_LIMIT characters) and edited in $EDITOR: laying
+out megabytes of Markdown would freeze the app each time the cursor lands on the entry.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+import re
+
 from markdown_it import MarkdownIt
+from rich.segment import Segment
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Markdown, Static, TextArea
 
-from studytui.tui.format import visible_controls
-from studytui.tui.notes import NoteDraft
+from studytui.tui.format import control_pictures, visible_controls
+from studytui.session import NoteDraft
 from studytui.tui.widgets.inputs import InOrderBindings
 
 AUTOSAVE_DELAY = 1.0  # seconds of quiet after the last keystroke
+AUTOSAVE_MAX_DELAY = 2.0  # seconds: the longest unsaved typing may wait while it goes on
 EMPTY_NOTE_HINT = "*No note yet. Press **e** to write one (Markdown), or **E** for $EDITOR.*"
+PREVIEW_LIMIT = 20_000  # characters of a note rendered in the preview
+_HAS_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+EDITOR_LIMIT = 1_000_000  # characters the in-app editor opens; larger notes go to $EDITOR
 
 
 def literal_html_parser() -> MarkdownIt:
@@ -32,11 +45,22 @@ def literal_html_parser() -> MarkdownIt:
     return MarkdownIt("gfm-like", {"html": False})
 
 
-def note_preview_markdown(text: str) -> str:
+def note_preview_markdown(text: str, limit: int = PREVIEW_LIMIT) -> str:
     """The note as Markdown for the preview: control characters are made visible, nothing else
     changes. Textual's Markdown widget treats text as text, so console markup such as
-    [bold] stays literal."""
-    return visible_controls(text) if text.strip() else EMPTY_NOTE_HINT
+    [bold] stays literal. Past `limit` characters the rest is left out, and the preview says so
+    and how to see all of it."""
+    if not text.strip():
+        return EMPTY_NOTE_HINT
+    if len(text) <= limit:
+        return visible_controls(text)
+    cut = text.rfind("\n", 0, limit)
+    shown = text[: cut if cut > limit // 2 else limit]
+    return (
+        visible_controls(shown)
+        + f"\n\n---\n\n*Preview: the first {len(shown):,} of {len(text):,} characters. "
+        "Press **E** to read and edit all of it in $EDITOR, or run `studytui note ID` in a shell.*"
+    )
 
 
 class NoteEditor(InOrderBindings, TextArea):
@@ -47,10 +71,21 @@ class NoteEditor(InOrderBindings, TextArea):
     class Left(Message):
         """The editor lost focus or the learner pressed Escape."""
 
+    def render_line(self, y: int) -> Strip:
+        # TextArea draws the text as it is; an escape sequence in a note (an imported one, or
+        # pasted) would reach the terminal as a command. Show control characters as control
+        # pictures instead; the text itself, and so the stored note, keeps its bytes.
+        strip = super().render_line(y)
+        if not any(_HAS_CONTROL.search(segment.text) for segment in strip):
+            return strip
+        width = strip.cell_length
+        shown = Strip([Segment(control_pictures(seg.text), seg.style, seg.control) for seg in strip])
+        return shown.crop(0, width) if shown.cell_length > width else shown
+
     def action_leave(self) -> None:
         self.post_message(self.Left())
 
-    def _on_blur(self, event: events.Blur) -> None:
+    def on_blur(self, event: events.Blur) -> None:
         self.post_message(self.Left())
 
 
@@ -69,6 +104,7 @@ class NotePanel(Vertical):
         self.draft = draft
         self._flush = flush
         self._timer: Timer | None = None
+        self._deadline: Timer | None = None  # the max-delay save while typing goes on
         self._cursor_blink = cursor_blink
 
     def compose(self) -> ComposeResult:
@@ -79,6 +115,19 @@ class NotePanel(Vertical):
         editor.display = False
         yield editor
         yield Markdown(EMPTY_NOTE_HINT, id="note-preview", open_links=False, parser_factory=literal_html_parser)
+
+    def on_mount(self) -> None:
+        # The app asks for the text on screen before every save (a keystroke's Changed message
+        # may not have reached us yet).
+        from studytui.tui.app import StudyApp
+
+        app = self.app
+        if isinstance(app, StudyApp):
+            app.sync_draft = self.sync_draft
+
+    def sync_draft(self) -> None:
+        if self.is_attached and self.editing:
+            self.draft.update(self.editor.text)
 
     @property
     def editor(self) -> NoteEditor:
@@ -99,7 +148,24 @@ class NotePanel(Vertical):
     def refresh_preview(self) -> None:
         self.query_one("#note-preview", Markdown).update(note_preview_markdown(self.draft.text))
 
+    def draft_changed(self) -> None:
+        """The session changed the draft (saved elsewhere, both versions kept): show it."""
+        if self.editing and self.editor.text != self.draft.text:
+            editor = self.editor
+            cursor = editor.cursor_location
+            at_end = cursor == editor.document.end
+            editor.load_text(self.draft.text)
+            # Typing at the end goes on at the end; elsewhere the cursor keeps its place.
+            editor.move_cursor(editor.document.end if at_end else cursor)
+        self.refresh_preview()
+
     def start_editing(self) -> None:
+        if len(self.draft.text) > EDITOR_LIMIT:
+            self.notify(
+                f"This note has {len(self.draft.text):,} characters, too many to edit here; press E to "
+                "edit it in $EDITOR.", severity="warning", timeout=6,
+            )
+            return
         editor = self.editor
         editor.load_text(self.draft.text)
         editor.display = True
@@ -114,9 +180,10 @@ class NotePanel(Vertical):
 
     # --- autosave -----------------------------------------------------------------------------
     def cancel_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.stop()
-            self._timer = None
+        for timer in (self._timer, self._deadline):
+            if timer is not None:
+                timer.stop()
+        self._timer = self._deadline = None
 
     def flush_now(self) -> None:
         self.cancel_timer()
@@ -126,11 +193,14 @@ class NotePanel(Vertical):
         event.stop()
         self.draft.update(event.text_area.text)
         if self.draft.dirty:
-            self.cancel_timer()
+            if self._timer is not None:
+                self._timer.stop()
             self._timer = self.set_timer(AUTOSAVE_DELAY, self._autosave)
+            if self._deadline is None:  # not restarted by typing: a save at most this late
+                self._deadline = self.set_timer(AUTOSAVE_MAX_DELAY, self._autosave)
 
     def _autosave(self) -> None:
-        self._timer = None
+        self.cancel_timer()
         self._flush()
         self.refresh_preview()
 

@@ -1,0 +1,62 @@
+"""Every private Textual attribute studytui relies on, in one place.
+
+Textual has no public way yet to do these things; each is wrapped here with a short reason and
+tested in tests/tui/test_compat.py, so a Textual upgrade that changes one breaks here, in one
+place, with a named test. Everything else uses public API only (a test greps for it).
+Tested with the Textual version pinned in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.binding import Binding
+    from textual.dom import DOMNode
+    from textual.notifications import Notification
+    from textual.widgets import Tree
+
+
+def write_to_terminal(app: "App[Any]", sequence: str) -> bool:
+    """Send a raw control sequence (OSC 52 copy, wrapped for tmux) to the terminal. Textual's
+    own copy_to_clipboard cannot wrap it for tmux. False when there is no terminal (headless)."""
+    driver = getattr(app, "_driver", None)
+    if driver is None:
+        return False
+    driver.write(sequence)
+    return True
+
+
+def use_no_color_filter(app: "App[Any]") -> None:
+    """NO_COLOR: swap Textual's greyscale filter for one that drops colours altogether (the
+    greyscale one still emits grey colours and turns the ANSI theme's defaults black)."""
+    from textual.filter import Monochrome, NoColor
+
+    app._filters = [NoColor() if isinstance(f, Monochrome) else f for f in app._filters]
+
+
+def line_filters(app: "App[Any]") -> list[Any]:
+    return list(app._filters)
+
+
+def key_bindings(node: "DOMNode") -> "dict[str, list[Binding]]":
+    """A node's own bindings by key (mutable: screens add the registry's keys at start)."""
+    return node._bindings.key_to_bindings
+
+
+def lay_out_tree(tree: "Tree[Any]") -> None:
+    """Build a Tree's lines now (Tree builds them lazily, so a node just expanded has no line
+    to move the cursor to until the next refresh)."""
+    tree._tree_lines  # noqa: B018
+
+
+# --- for tests ---------------------------------------------------------------------------------
+def screen_lines(app: "App[Any]") -> list[Any]:
+    """The current screen as rendered strips, one per row (what a snapshot would show)."""
+    return list(app.screen._compositor.render_strips())
+
+
+def notifications(app: "App[Any]") -> "list[Notification]":
+    """Notifications currently shown or queued."""
+    return list(app._notifications)

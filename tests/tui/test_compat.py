@@ -1,0 +1,94 @@
+"""studytui.tui.compat wraps every private Textual attribute studytui uses: one test each, so a
+Textual upgrade that changes one fails here by name. Also: nothing else touches them."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from textual.app import App
+from textual.binding import Binding
+from textual.widgets import Tree
+
+from studytui.tui import compat
+
+ROOT = Path(__file__).resolve().parents[2]
+PRIVATE = re.compile(r"\._(driver|filters|bindings|tree_lines|compositor|notifications|label)\b|def _on_[a-z]+\(")
+
+
+def test_no_private_textual_attribute_outside_the_compat_module():
+    offenders = []
+    for folder in ("studytui", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path.name in ("compat.py", "test_compat.py"):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if PRIVATE.search(line) and "self._label" not in line:
+                    offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert offenders == []
+
+
+class _Bare(App[None]):
+    BINDINGS = [Binding("x", "bell", "Bell", id="bell")]
+
+    def compose(self):
+        tree: Tree[str] = Tree("root", id="tree")
+        tree.root.add("a").add_leaf("b")
+        yield tree
+
+
+async def test_write_to_terminal_reaches_the_driver():
+    app = _Bare()
+    written: list[str] = []
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        driver = app._driver
+        original = driver.write
+        driver.write = written.append  # type: ignore[method-assign]
+        try:
+            assert compat.write_to_terminal(app, "\x1b]52;c;eA==\x07")
+        finally:
+            driver.write = original  # type: ignore[method-assign]
+    assert written == ["\x1b]52;c;eA==\x07"]
+
+
+def test_no_color_filter_replaces_monochrome(monkeypatch):
+    from textual.filter import Monochrome, NoColor
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = _Bare()
+    assert any(isinstance(f, Monochrome) for f in compat.line_filters(app))
+    compat.use_no_color_filter(app)
+    kinds = [type(f) for f in compat.line_filters(app)]
+    assert NoColor in kinds and Monochrome not in kinds
+
+
+async def test_key_bindings_are_the_nodes_own_and_mutable():
+    app = _Bare()
+    async with app.run_test():
+        keys = compat.key_bindings(app)
+        assert [b.id for b in keys["x"]] == ["bell"]
+        keys["y"] = [Binding("y", "bell", "Bell 2")]
+        assert "y" in compat.key_bindings(app)
+
+
+async def test_lay_out_tree_gives_an_expanded_node_a_line():
+    app = _Bare()
+    async with app.run_test() as pilot:
+        tree = app.query_one(Tree)
+        tree.root.expand()
+        node = tree.root.children[0]
+        node.expand()
+        compat.lay_out_tree(tree)
+        tree.move_cursor(node.children[0])
+        assert tree.cursor_node is node.children[0]
+        await pilot.pause()
+
+
+async def test_screen_lines_and_notifications_for_tests():
+    app = _Bare()
+    async with app.run_test(size=(40, 10)) as pilot:
+        app.notify("hello there")
+        await pilot.pause()
+        assert len(compat.screen_lines(app)) == 10
+        assert [n.message for n in compat.notifications(app)] == ["hello there"]
