@@ -37,7 +37,7 @@ def store(tmp_path: Path):
 def test_opening_creates_nothing_until_the_first_write(tmp_path: Path) -> None:
     data = tmp_path / "not-yet"
     s = open_store(data)
-    assert s.states() == {} and s.last_viewed() is None and s.events() == [] and s.search_notes("x") == []
+    assert s.states() == {} and s.last_viewed() is None and s.events() == []
     assert s.get_ui("k", 7) == 7 and s.get_note("a") == "" and s.export_json()["entries"] == []
     assert not data.exists()
     s.set_state("a", "done")
@@ -163,28 +163,6 @@ def test_last_viewed_and_ui_state(store) -> None:
     assert store.get_ui("tree") == [1] and store.get_ui("missing", "d") == "d"
 
 
-def test_search_notes_finds_words_with_prefixes_and_stems(store) -> None:
-    store.set_note("gemm", "Tiling the GEMM into shared memory tiles; swizzle to avoid bank conflicts.")
-    store.set_note("attn", "FlashAttention keeps the softmax statistics online.")
-    store.set_note("empty", "")
-    assert [r[0] for r in store.search_notes("bank conflict")] == ["gemm"]
-    assert [r[0] for r in store.search_notes("swizz")] == ["gemm"]
-    assert [r[0] for r in store.search_notes("SOFTMAX")] == ["attn"]
-    entry_id, snippet, score = store.search_notes("online")[0]
-    assert entry_id == "attn" and "online" in snippet and isinstance(score, float)
-    assert store.search_notes("tiling", mark=("<", ">"))[0][1].count("<") >= 1
-    store.set_note("gemm", "nothing about that any more")
-    assert store.search_notes("swizzle") == []
-
-
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(query=st.one_of(TEXT, st.sampled_from(['"', "AND", "OR NOT", "a*", "NEAR(a b)", "col:x", "(", "^x", "-", "''"])))
-def test_search_never_raises_on_any_query(store, query: str) -> None:
-    if not store.states():
-        store.set_note("a", "AND OR NOT near quote \" star * caret ^ col:x")
-    assert isinstance(store.search_notes(query), list)
-
-
 def test_follow_aliases_moves_and_merges(store) -> None:
     store.set_state("old-only", "done")
     store.set_note("old-only", "notes under the old id")
@@ -203,8 +181,6 @@ def test_follow_aliases_moves_and_merges(store) -> None:
     assert store.last_viewed() == "renamed"
     assert {e["kind"] for e in store.events("renamed")} >= {"state", "note", "rename"}
     assert store.follow_aliases({"old-only": "renamed"}) == []  # nothing left to move
-    assert [r[0] for r in store.search_notes("old words")] == ["both-new"]
-    store._conn.execute("INSERT INTO entries_fts(entries_fts) VALUES ('integrity-check')")
 
 
 def test_threads_can_share_one_store(store) -> None:
@@ -225,3 +201,17 @@ def test_threads_can_share_one_store(store) -> None:
         t.join()
     assert errors == []
     assert len(store.get_note("shared").splitlines()) == 100
+
+
+def test_v3_drops_the_unused_note_index(tmp_path) -> None:
+    # Search builds its own index in memory; the v1 full-text index was kept up on every write
+    # for nothing. A store at the latest schema has neither its table nor its triggers.
+    from studytui.store import open_store
+
+    with open_store(tmp_path) as s:
+        s.set_note("a", "words")
+    conn = sqlite3.connect(tmp_path / "studytui.db")
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert not {n for n in names if n.startswith("entries_fts") or n in ("entries_ai", "entries_ad", "entries_au")}
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    conn.close()

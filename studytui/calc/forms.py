@@ -121,10 +121,12 @@ def parse_bool(text: str, name: str) -> bool:
     raise FieldError(name, f"{text!r} is not yes/no; accepted: true, false, yes, no, 1, 0")
 
 
-# Choice fields whose listed choices are suggestions: any text is passed on to the calculator
-# (profile: "vendor", "measured" or a FILE; tile: any MxN; stages: a number or "auto"). The app's
-# form shows them as text boxes, not selects.
-FREE_CHOICE_FIELDS = frozenset({"profile", "tile", "stages"})
+# Choice fields whose listed choices are only suggestions (profile: "vendor", "measured" or a
+# FILE; tile: any MxN): the app's form shows them as text boxes, not selects.
+FREE_CHOICE_FIELDS = frozenset({"profile", "tile"})
+# Choice fields passed to the calculator as text, which checks them itself: the free ones, and
+# stages ("auto" or a number; the form offers its listed choices).
+CHECKED_BY_CALCULATOR = FREE_CHOICE_FIELDS | {"stages"}
 
 
 def parse_field(spec: FieldSpec, text: Any) -> Any:
@@ -151,7 +153,7 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind in ("gpu", "model"):
         return text
     if kind == "choice":
-        if name in FREE_CHOICE_FIELDS:
+        if name in CHECKED_BY_CALCULATOR:
             return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
         key = text.lower()
         if spec.choices and key not in spec.choices:

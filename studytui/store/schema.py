@@ -35,7 +35,7 @@ def create_v1(conn: sqlite3.Connection) -> None:
     db = _database(conn)
     db["entries"].create(
         {
-            "id": int,  # explicit integer key: a stable rowid for the external-content FTS index
+            "id": int,  # explicit integer key (it was the rowid of a full-text index, dropped in v3)
             "entry_id": str,
             "state": str,
             "state_changed_at": str,
@@ -77,7 +77,15 @@ def create_v2(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE UNIQUE INDEX attempts_key ON attempts (problem_id, at, seed, answer)")
 
 
-MIGRATIONS: dict[int, Migration] = {1: create_v1, 2: create_v2}
+def drop_note_index_v3(conn: sqlite3.Connection) -> None:
+    """Drop the full-text index over notes that v1 created: search builds its own index over
+    entries and notes in memory, so this one was maintained on every write for nothing."""
+    for trigger in ("entries_ai", "entries_ad", "entries_au"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP TABLE IF EXISTS entries_fts")  # its shadow tables go with it
+
+
+MIGRATIONS: dict[int, Migration] = {1: create_v1, 2: create_v2, 3: drop_note_index_v3}
 SCHEMA_VERSION = max(MIGRATIONS)
 
 # Stamped in the file header (`PRAGMA application_id`, "STTY") so a foreign SQLite file that happens

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sqlite3
 import threading
 from contextlib import contextmanager
@@ -46,7 +45,6 @@ EXPORT_VERSION = 1
 BUSY_TIMEOUT_MS = 5000
 SQLITE_MAGIC = b"SQLite format 3\x00"
 _ENTRY_COLUMNS = "entry_id, state, state_changed_at, last_opened_at, note, note_updated_at"
-_WORD = re.compile(r"[^\W_]+")
 
 
 def _dumps(value: Any) -> str:
@@ -94,15 +92,6 @@ def _not_writable_reason(path: Path) -> str | None:
     if not os.access(directory, os.W_OK):
         return "its directory is read-only"
     return None
-
-
-def fts_query(text: str) -> str | None:
-    """Plain words -> an FTS5 query that cannot be a syntax error: every word quoted, all
-    required, each a prefix (so search-as-you-type finds 'tiling' from 'til')."""
-    words = _WORD.findall(text)
-    if not words:
-        return None
-    return " ".join('"' + w.replace('"', '""') + '"*' for w in words)
 
 
 class Store:
@@ -466,26 +455,6 @@ class Store:
             {"id": r[0], "at": r[1], "kind": r[2], "entry_id": r[3], "section_id": r[4], "data": _event_data(r[5])}
             for r in reversed(rows)
         ]
-
-    def search_notes(self, query: str, limit: int = 50, mark: tuple[str, str] = ("", "")) -> list[tuple[str, str, float]]:
-        """(entry_id, snippet, score) for notes containing every word of `query`, best first.
-
-        The query is plain words: FTS5 operators and quotes in it are treated as text. `score`
-        is the negated bm25 rank (higher is better). `mark` wraps matched words in the snippet.
-        """
-        match = fts_query(query)
-        if match is None:
-            return []
-        with self._reading() as conn:
-            if conn is None:
-                return []
-            rows = conn.execute(
-                "SELECT e.entry_id, snippet(entries_fts, 0, ?, ?, '…', 16), bm25(entries_fts) "
-                "FROM entries_fts JOIN entries e ON e.id = entries_fts.rowid "
-                "WHERE entries_fts MATCH ? ORDER BY bm25(entries_fts) LIMIT ?",
-                (mark[0], mark[1], match, int(limit)),
-            ).fetchall()
-        return [(eid, snip, -float(rank)) for eid, snip, rank in rows]
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -19,8 +19,8 @@ from studytui.tui.format import state_glyph
 
 NodeData = Union[Entry, Section, Subsection]
 
-# Colour is a hint; glyphs carry the meaning. Styles come from these component classes (see
-# DEFAULT_CSS), so a theme or the user's CSS can change them.
+# Colour is a hint; glyphs carry the meaning. Styles come from these component classes (rules in
+# studytui.tcss, with the rest of the main screen's styling), so a theme or CSS can change them.
 STATE_CLASSES = {
     "learning": "guide-tree--learning",
     "done": "guide-tree--done",
@@ -34,13 +34,6 @@ class GuideTree(Tree[NodeData]):
     """Navigable guide. `states` maps entry id -> state name (missing means pending)."""
 
     COMPONENT_CLASSES = Tree.COMPONENT_CLASSES | set(STATE_CLASSES.values())
-    DEFAULT_CSS = """
-    GuideTree > .guide-tree--learning { color: ansi_yellow; text-style: bold; }
-    GuideTree > .guide-tree--done { color: ansi_green; }
-    GuideTree > .guide-tree--skipped { text-style: dim; }
-    GuideTree > .guide-tree--covered { color: ansi_green; }
-    GuideTree > .guide-tree--mastered { color: ansi_cyan; }
-    """
 
     def __init__(
         self,
