@@ -70,8 +70,11 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
         from studytui.tui.screens.main import MainScreen
 
         registry = build_registry()
-        keymap = load_keymap(data, binding_ids(registry))
+        keymap, key_warnings = checked_keymap(data, registry)
         app = StudyApp(guide, store, registry=registry, keymap=keymap)
+        for warning in key_warnings:  # on stderr (seen after quitting) and in the app
+            sys.stderr.write(f"studytui: {warning}\n")
+            app.after_first_frame.append(lambda w=warning: app.notify(w, title="keys.yaml", severity="warning", timeout=10, markup=False))
         if resume_gc is not None:
             app.after_first_frame.append(resume_gc)
         if changes is not None:
@@ -110,6 +113,27 @@ def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.
     a file (in the data directory, else the temp directory) and say where, so no note is lost.
     Returns that file's path, or None when the store took the note."""
     return app.session.save_what_is_left(data)
+
+
+def checked_keymap(data: Path, registry) -> tuple[dict[str, str], list[str]]:
+    """keys.yaml applied as far as it can be: unknown ids and keys stolen from another action
+    are left out and reported, never a reason not to start."""
+    from studytui.tui.keymap import conflicts, load_keymap
+
+    warnings: list[str] = []
+    keymap = load_keymap(data, binding_ids(registry), warnings)
+    keymap, clashes = conflicts(keymap, binding_keys(registry))
+    return keymap, warnings + clashes
+
+
+def binding_keys(registry) -> dict[str, str]:
+    """Every remappable binding id with its default keys (comma separated)."""
+    from studytui.tui.app import StudyApp
+    from studytui.tui.screens.main import MainScreen
+
+    keys = {b.id: b.key for b in [*MainScreen.BINDINGS, *StudyApp.BINDINGS] if getattr(b, "id", None)}
+    keys.update({spec.id: spec.key for spec in registry.screens.values() if spec.key})
+    return keys
 
 
 def binding_ids(registry) -> list[str]:  # registry: studytui.tui.registry.Registry

@@ -44,9 +44,11 @@ def test_list_section_filter(capsys):
     assert {d["section"] for d in json.loads(out)} == {"Frontier"}
 
 
-def test_list_human(capsys):
+def test_list_human(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")  # titles on one line (at 80 columns they wrap in their column)
     code, out, _ = run(capsys, "list")
     assert code == 0 and "Attention Is All You Need" in out and "2. Kernel optimization" in out
+    assert "○ pending" in out
 
 
 def test_show_json_and_human(capsys):

@@ -325,3 +325,79 @@ def test_section_notes_through_the_note_command(tmp_path, capsys, monkeypatch) -
     assert "standard input was empty" in capsys.readouterr().err
     assert cli.main([*data, "export", str(tmp_path / "journal.md")]) == 0
     assert "why the guide starts here" in (tmp_path / "journal.md").read_text()
+
+
+def test_progress_tells_done_and_skipped_apart_without_colour(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    for entry in GUIDE.sections[0].entries[:2]:
+        run(capsys, "mark", entry.id, "done")
+    for entry in GUIDE.sections[0].entries[2:4]:
+        run(capsys, "mark", entry.id, "skipped")
+    code, out, _ = run(capsys, "progress")
+    assert code == 0
+    legend = next(line for line in out.splitlines() if "skipped" in line and "done" in line and "learning" in line and "pending" in line)
+    glyphs = {word: legend[legend.index(word) - 2] for word in ("done", "skipped", "learning")}
+    assert len(set(glyphs.values())) == 3, glyphs
+    start = next(line for line in out.splitlines() if line.startswith(GUIDE.sections[0].title[:10]))
+    assert glyphs["done"] in start and glyphs["skipped"] in start
+
+
+def test_journal_demotes_a_notes_own_headings() -> None:
+    from studytui.commands.study import demote_headings
+
+    note = "# Big idea\ntext\n## Detail\n```\n# not a heading\n```\nSetext\n------\n#hashtag stays"
+    out = demote_headings(note, 4)
+    assert out.splitlines() == ["#### Big idea", "text", "##### Detail", "```", "# not a heading", "```", "##### Setext", "#hashtag stays"]
+    assert demote_headings("### only\n#### deeper\n####### x", 4).splitlines()[:2] == ["#### only", "##### deeper"]
+    assert demote_headings("no headings", 4) == "no headings"
+
+
+def test_markdown_journal_keeps_notes_below_the_entry_heading(capsys: pytest.CaptureFixture[str], tmp_path) -> None:
+    run(capsys, "note", FIRST, "--text", "# My summary\n## Why it matters\nbody")
+    out = tmp_path / "journal.md"
+    assert run(capsys, "export", str(out), "--format", "md")[0] == 0
+    text = out.read_text()
+    assert "\n#### My summary\n" in text and "\n##### Why it matters\n" in text
+    assert "\n# My summary" not in text
+
+
+def test_show_gives_state_last_opened_and_note(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", FIRST)
+    assert code == 0 and "State: ○ pending" in out
+    assert "Last opened: never (you have not opened the source yet" in out and "Note: none yet" in out
+    run(capsys, "mark", FIRST, "done")
+    run(capsys, "note", FIRST, "--text", "remember [b]this[/b]")
+    store = open_store()
+    store.mark_opened(FIRST)
+    store.close()
+    code, out, _ = run(capsys, "show", FIRST)
+    assert "State: ● done (since" in out and "never" not in out.split("Last opened:")[1].splitlines()[0]
+    assert "remember [b]this[/b]" in out  # the note as written, not as markup
+    data = run_json(capsys, "show", FIRST, "--json")
+    assert data["state"] == "done" and data["note"] == "remember [b]this[/b]" and data["last_opened_at"]
+
+
+def test_list_shows_state_glyph_and_word_and_marks_notes(capsys: pytest.CaptureFixture[str]) -> None:
+    from studytui.commands.guide import STATE_GLYPHS
+    from studytui.tui.format import STATE_GLYPHS as APP_GLYPHS
+
+    assert STATE_GLYPHS == APP_GLYPHS
+    run(capsys, "mark", FIRST, "skipped")
+    run(capsys, "note", SECOND, "--text", "n")
+    code, out, _ = run(capsys, "list", "--section", GUIDE.sections[0].id)
+    assert code == 0
+    first = next(line for line in out.splitlines() if FIRST in line)
+    second = next(line for line in out.splitlines() if SECOND in line)
+    assert "⊘ skipped" in first and "○ pending" in second and "✎" in second and "✎" not in first
+    n = len(GUIDE.sections[0].entries)
+    assert f"{n} entries; 1 with a note" in out
+    rows = run_json(capsys, "list", "--json")
+    assert {r["id"]: (r["state"], r["has_note"]) for r in rows}[FIRST] == ("skipped", False)
+
+
+def test_counts_are_in_the_right_number(capsys: pytest.CaptureFixture[str]) -> None:
+    from studytui.output import plural
+
+    assert (plural(1, "entry"), plural(2, "entry"), plural(0, "note")) == ("1 entry", "2 entries", "0 notes")
+    code, out, _ = run(capsys, "note", FIRST, "--text", "x")
+    assert "(1 character)" in out

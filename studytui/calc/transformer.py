@@ -126,7 +126,7 @@ def memory_fit(
         )
     result.row("memory per GPU", f"{format_size(need)} of {format_size(usable)} usable -> {'fits' if fits else 'DOES NOT FIT'}")
     if max_batch is not None:
-        result.row(f"max batch at context {context}", format_count(max_batch))
+        result.row(f"max batch at context {context:,}", format_count(max_batch))
     result.assume(f"usable memory = {g(mem_fraction)} x HBM (the rest for activations, CUDA context, fragmentation)")
     memory_from = ceilings.provenance.get("memory", "")
     if not memory_from.startswith(("override", "device-reported")):
@@ -188,7 +188,10 @@ def transformer(
     )
     result.row("model", params.name)
     result.row("ceilings", ceilings.gpu_label + (f" x TP {tp}" if tp > 1 else ""))
-    result.row("parameters (total / active)", f"{format_count(counts.total)} / {format_count(counts.active)}")
+    if params.is_moe:  # only a mixture of experts has an "active" count worth a second number
+        result.row("parameters (total / active)", f"{format_count(counts.total)} / {format_count(counts.active)}")
+    else:
+        result.row("parameters", format_count(counts.total))
     result.row("KV cache per token", f"{format_size(kv_tok)} ({kv_dtype})")
     result.step(
         f"parameters: total {g(counts.total)}, active per token {g(counts.active)} "
@@ -453,7 +456,7 @@ def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, con
     result.row("model", params.name)
     result.row("KV elements per token per layer", format_count(elements))
     result.row("KV bytes per token", format_size(per_token))
-    result.row(f"KV per sequence at {context} tokens", format_size(per_seq))
+    result.row(f"KV per sequence at {context:,} tokens", format_size(per_seq))
     result.row(f"KV for batch {batch}", f"{format_size(total)} ({format_size(total, binary=True)})")
     result.row("vs MHA", f"{format_size(mha)} per token ({g(mha / per_token)}x more)")
     if ceilings is not None and ceilings.memory_bytes:
@@ -501,7 +504,7 @@ def memory_plan(
     result.step(f"weights = params x bytes/weight = {g(counts.total)} x {g(b_w)} = {g(weights)}")
     result.step(f"KV per sequence at {context} tokens = {g(per_seq)}")
     result.row("weights", f"{format_size(weights)} ({format_size(weights, binary=True)})")
-    result.row(f"KV per sequence at {context}", format_size(per_seq))
+    result.row(f"KV per sequence at {context:,} tokens", format_size(per_seq))
     if ceilings.memory_bytes is None:
         raise FieldError("gpu", "memory planning needs a GPU with a memory capacity (--gpu)")
     memory_fit(result, params, ceilings, weight_bytes_total=weights, kv_per_sequence=per_seq, batch=batch,

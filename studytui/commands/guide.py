@@ -88,10 +88,20 @@ def cmd_list(args: argparse.Namespace) -> int:
             names = ", ".join(s.id for s in guide.sections)
             raise UsageError(f"unknown section '{args.section}' (one of: {names})")
         entries = section.entries
+    progress = _progress(args, guide)
+
+    def state_of(entry_id: str) -> str:
+        p = progress.get(entry_id)
+        return p.state if p is not None else "pending"
+
+    def has_note(entry_id: str) -> bool:
+        p = progress.get(entry_id)
+        return bool(p is not None and p.note)
+
     if args.json:
         from studytui.output import print_json
 
-        print_json([e.to_dict() for e in entries])
+        print_json([{**e.to_dict(), "state": state_of(e.id), "has_note": has_note(e.id)} for e in entries])
         return 0
     from rich.table import Table
     from rich.text import Text
@@ -99,16 +109,28 @@ def cmd_list(args: argparse.Namespace) -> int:
     from studytui.output import console
 
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
+    table.add_column("state", no_wrap=True)
+    table.add_column("✎", no_wrap=True)  # the entry has a note
     table.add_column("id", style="cyan", no_wrap=True)
-    table.add_column("kind", no_wrap=True)
+    wide = console().width >= 120  # the kind only where there is room: state matters more here
+    if wide:
+        table.add_column("kind", no_wrap=True)
     table.add_column("title")
     current = None
+    notes = 0
     for e in entries:
         if e.section_id != current:
             current = e.section_id
-            table.add_row("", "", Text(e.section_title, style="bold underline"))
-        table.add_row(e.id, e.kind or "-", Text(e.title))
+            table.add_row("", "", "", *([""] if wide else []), Text(e.section_title, style="bold underline"))
+        state = state_of(e.id)
+        noted = has_note(e.id)
+        notes += noted
+        kind = [e.kind or "-"] if wide else []
+        table.add_row(f"{STATE_GLYPHS.get(state, '?')} {state}", "✎" if noted else "", e.id, *kind, Text(e.title))
     console().print(table)
+    count = len(entries)
+    tail = f"; {notes} with a note (✎)" if notes else ""
+    console().print(f"{count} entr{'y' if count == 1 else 'ies'}{tail}", style="dim", markup=False)
     return 0
 
 
@@ -140,19 +162,75 @@ def _entry_markdown(e) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     guide = _guide(args)
     e = _entry(guide, args.id)
+    progress = _progress(args, guide).get(e.id)
+    state = progress.state if progress is not None else "pending"
+    opened = progress.last_opened_at if progress is not None else None
+    note = progress.note if progress is not None else ""
     if args.json:
         from studytui.output import print_json
 
         data = e.to_dict()
         data.update(related_urls=list(e.related_urls), also_names=list(e.also_names), no_url_reason=e.no_url_reason)
+        data.update(state=state, last_opened_at=opened, note=note)
         print_json(data)
         return 0
     from rich.markdown import Markdown
+    from rich.text import Text
 
-    from studytui.output import console
+    from studytui.output import console, for_terminal
 
-    console().print(Markdown(_entry_markdown(e), hyperlinks=True))
+    con = console()
+    con.print(Markdown(_entry_markdown(e), hyperlinks=True))
+    status = Text()
+    status.append("\nState: ", style="bold")
+    status.append(f"{STATE_GLYPHS.get(state, '?')} {state}")
+    if progress is not None and progress.state_changed_at and state != "pending":
+        status.append(f" (since {_when(progress.state_changed_at)})")
+    status.append("\nLast opened: ", style="bold")
+    status.append(_when(opened) if opened else "never (you have not opened the source yet: studytui open " + e.id + ")")
+    status.append("\nNote: ", style="bold")
+    if note:
+        status.append(f"{len(note):,} character{'s' if len(note) != 1 else ''} (studytui note {e.id} prints it as stored)\n")
+        con.print(status)
+        con.print(Text(for_terminal(note)))  # the learner's text: never markup, never escape sequences
+    else:
+        status.append(f"none yet (studytui note {e.id} --text ... adds one)")
+        con.print(status)
     return 0
+
+
+# The app's glyphs (studytui/tui/format.py; a test keeps them equal): state by glyph and word,
+# never by colour alone.
+STATE_GLYPHS = {"pending": "○", "learning": "◐", "done": "●", "skipped": "⊘"}
+
+
+def _progress(args: argparse.Namespace, guide) -> dict[str, Any]:
+    """Stored progress by current entry id ({} before anything was ever stored)."""
+    from studytui.paths import data_dir
+
+    db = data_dir(args.data_dir) / "studytui.db"
+    if not db.exists():
+        return {}
+    from studytui.store import open_store
+    from studytui.study import canonical_states
+
+    store = open_store(data_dir(args.data_dir))
+    try:
+        return canonical_states(guide, store.states())[0]
+    finally:
+        store.close()
+
+
+def _when(stamp: str | None) -> str:
+    """A stored UTC time as the learner's local date and time, to the minute."""
+    from datetime import datetime
+
+    if not stamp:
+        return ""
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return stamp
 
 
 def _note_texts(args: argparse.Namespace) -> dict[str, str]:
@@ -299,5 +377,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             f"{s['glossary_terms']} glossary terms\n"
         )
         return 0
-    sys.stdout.write(f"{len(report.problems)} problem(s)\n")
+    from studytui.output import plural
+
+    sys.stdout.write(f"{plural(len(report.problems), 'problem')}\n")
     return 1

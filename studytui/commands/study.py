@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from studytui.errors import StudyError, UsageError
+from studytui.output import plural
 
 from studytui.state import STATE_VALUES as STATE_NAMES
 
@@ -192,7 +193,7 @@ def cmd_next(args: argparse.Namespace) -> int:
         s = progress_summary(guide, states)
         _out(
             f"Nothing pending: {s.done} done, {s.skipped} skipped, {s.learning} still learning "
-            f"of {s.total} entries. See 'studytui progress'.\n"
+            f"of {plural(s.total, 'entry')}. See 'studytui progress'.\n"
         )
         return 0
     console().print(_entry_text(entry))
@@ -367,7 +368,7 @@ def cmd_note(args: argparse.Namespace) -> int:
                     f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
                 )
         chars = len(store.get_note(entry.id))
-    _out(f"{entry.id}: note saved ({chars} characters)\n")
+    _out(f"{entry.id}: note saved ({plural(chars, 'character')})\n")
     return 0
 
 
@@ -382,7 +383,7 @@ def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
     }
     bar = Text()
     bar.append("█" * cells["done"], style="green")
-    bar.append("█" * cells["skipped"], style="blue")
+    bar.append("╳" * cells["skipped"], style="blue")  # not █: told apart from done without colour
     bar.append("▒" * cells["learning"], style="yellow")
     bar.append("·" * max(0, width - sum(cells.values())), style="dim")
     return bar
@@ -426,7 +427,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
             str(c.done), str(c.skipped), str(c.learning), str(c.pending), str(c.total),
         )
     con.print(table)
-    con.print(Text("█ done  ", style="green") + Text("█ skipped  ", style="blue") + Text("▒ learning  ", style="yellow") + Text("· pending", style="dim"))
+    con.print(Text("█ done  ", style="green") + Text("╳ skipped  ", style="blue") + Text("▒ learning  ", style="yellow") + Text("· pending", style="dim"))
     if summary.orphans:
         con.print(Text(f"\nKept for {len(summary.orphans)} entr{'y' if len(summary.orphans) == 1 else 'ies'} no longer in the guide (orphans; exported with everything else):", style="bold"))
         for o in summary.orphans:
@@ -499,6 +500,38 @@ def _write_atomically(path: Path, data: bytes) -> Path:
     return target
 
 
+def demote_headings(text: str, level: int) -> str:
+    """A note's own Markdown headings moved below the journal's: the note's highest heading
+    becomes `level` (at most 6), the others keep their relative depth. Code blocks are left alone;
+    underlined (setext) headings become `#` headings."""
+    import re
+
+    atx = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)(.*)$")
+    lines = text.split("\n")
+    fence: str | None = None
+    found: list[tuple[int, int, str]] = []  # (line index, depth, heading text)
+    for i, line in enumerate(lines):
+        stripped = line.lstrip()
+        marker = stripped[:3]
+        if marker in ("```", "~~~"):
+            fence = None if fence == marker else (fence or marker)
+            continue
+        if fence:
+            continue
+        m = atx.match(line)
+        if m:
+            found.append((i, len(m.group(2)), m.group(3).strip()))
+        elif i > 0 and lines[i - 1].strip() and re.fullmatch(r" {0,3}(=+|-+)\s*", line) and not atx.match(lines[i - 1]):
+            found.append((i - 1, 1 if "=" in line else 2, lines[i - 1].strip()))
+            lines[i] = "\x00"  # the underline goes
+    if not found:
+        return text
+    top = min(depth for _i, depth, _t in found)
+    for i, depth, title in found:
+        lines[i] = "#" * min(6, level + depth - top) + (f" {title}" if title else "")
+    return "\n".join(line for line in lines if line != "\x00")
+
+
 def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], exported_at: str) -> str:
     """The study journal: every note, by section in guide order, then orphaned notes."""
     from studytui.study import canonical_states, progress_summary
@@ -508,7 +541,7 @@ def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], ex
     lines = [
         f"# Study journal: {guide.title}",
         "",
-        f"Exported {exported_at}. {s.done + s.skipped} of {s.total} entries covered "
+        f"Exported {exported_at}. {s.done + s.skipped} of {plural(s.total, 'entry')} covered "
         f"({s.done} done, {s.skipped} skipped), {s.learning} being learned.",
     ]
     for section in guide.sections:
@@ -518,16 +551,16 @@ def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], ex
             continue
         lines += ["", f"## {section.title}", ""]
         if section_note:
-            lines += [section_note.rstrip("\n"), ""]
+            lines += [demote_headings(section_note.rstrip("\n"), 3), ""]
         for e in noted:
             p = current[e.id]
             lines += [f"### {e.title}", "", f"`{e.id}` · {p.state}" + (f" · <{e.url}>" if e.url else ""), ""]
-            lines += [p.note.rstrip("\n"), ""]
+            lines += [demote_headings(p.note.rstrip("\n"), 4), ""]
     orphan_notes = [o for o in orphans.values() if o.note]
     if orphan_notes:
         lines += ["", "## Notes on entries no longer in the guide", ""]
         for o in orphan_notes:
-            lines += [f"### `{o.entry_id}` ({o.state})", "", o.note.rstrip("\n"), ""]
+            lines += [f"### `{o.entry_id}` ({o.state})", "", demote_headings(o.note.rstrip("\n"), 4), ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
@@ -575,7 +608,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     n_notes = sum(1 for e in data["entries"] if e["note"])
     via = f" (through the link {path})" if written != path and path.is_symlink() else ""
     _err(
-        f"Wrote {written}{via} ({fmt}: {len(data['entries'])} entries, {n_notes} notes, {len(data['events'])} events)\n"
+        f"Wrote {written}{via} ({fmt}: {plural(len(data['entries']), 'entry')}, {plural(n_notes, 'note')}, "
+        f"{plural(len(data['events']), 'event')})\n"
     )
     _err(warning)
     return 1 if damaged else 0
@@ -639,9 +673,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         print_json(report.to_dict())
         return 0
     _out(
-        f"Imported {name}: {report.entries_added} entries added, {report.states_updated} states and "
-        f"{report.notes_updated} notes updated, {report.events_added} events added, "
-        f"{report.attempts_added} practice attempts added.\n"
+        f"Imported {name}: {plural(report.entries_added, 'entry')} added, {plural(report.states_updated, 'state')} and "
+        f"{plural(report.notes_updated, 'note')} updated, {plural(report.events_added, 'event')} added, "
+        f"{plural(report.attempts_added, 'practice attempt')} added.\n"
     )
     from studytui.output import for_terminal
 

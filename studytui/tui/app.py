@@ -30,7 +30,7 @@ from studytui.tui.format import visible_controls
 from studytui.tui.registry import Registry, build_registry
 
 # The three themes `t` cycles through: dark, light, and one drawn in the terminal's own palette.
-STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark")
+STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark", "studytui-high-contrast")
 THEME_UI_KEY = "theme"
 NO_COLOR_THEME = "ansi-dark"  # with NO_COLOR every colour is dropped; this theme's styles suit that
 # How often to look for changes made by another process (the CLI, a second app). The check is
@@ -48,7 +48,8 @@ class StudyApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit (the note is saved)"),
         Binding("question_mark", "help", "Help", id="help", tooltip="This list of keys"),
-        Binding("t", "cycle_theme", "Theme", id="theme", show=False, tooltip="Next theme: dark, light, ANSI"),
+        Binding("f1", "help", "Help", id="help-f1", show=False, tooltip="Help, also while typing"),
+        Binding("t", "cycle_theme", "Theme", id="theme", show=False, tooltip="Next theme: dark, light, ANSI, high contrast"),
     ]
 
     def __init__(
@@ -64,6 +65,9 @@ class StudyApp(App[None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        from studytui.tui.themes import register_study_themes
+
+        register_study_themes(self)  # ANSI with visible tree guides, and high contrast
         if self.no_color:
             self._use_terminal_colours()
         self.session = StudySession(guide, store)

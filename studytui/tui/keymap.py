@@ -5,7 +5,9 @@
     previous: k
     search: slash,f    # several keys, comma separated (or a YAML list)
 
-Ids are listed on the help screen (`?`). A bad file stops the app with one line naming it.
+Ids are listed on the help screen (`?`). A file that is not YAML stops the app with one line
+naming it; an unknown id or a bad key list is skipped with a warning and the app starts. A key
+that another action already uses is not taken from it: the clash is reported (`conflicts`).
 No Textual here.
 """
 
@@ -17,29 +19,80 @@ from typing import Any, Iterable
 from studytui.errors import UsageError
 
 KEYMAP_FILE = "keys.yaml"
+# The names Textual uses for keys people often write as characters.
+_KEY_NAMES = {"/": "slash", "?": "question_mark", "+": "plus", "-": "minus", ".": "full_stop", ",": "comma",
+              " ": "space", "esc": "escape", "return": "enter"}
 
 
-def parse_keymap(data: Any, known_ids: Iterable[str], where: str) -> dict[str, str]:
-    """Validate a loaded keys.yaml document into {binding id: "key[,key...]"}."""
+def _key_name(key: str) -> str:
+    key = key.strip()
+    return _KEY_NAMES.get(key, _KEY_NAMES.get(key.lower(), key) if len(key) > 1 else key)
+
+
+def parse_keymap(data: Any, known_ids: Iterable[str], where: str, warnings: list[str] | None = None) -> dict[str, str]:
+    """Validate a loaded keys.yaml document into {binding id: "key[,key...]"}.
+
+    With a `warnings` list, an unknown id or a bad key list is reported there and skipped;
+    without one it raises UsageError."""
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise UsageError(f"{where}: expected a mapping of binding ids to keys, e.g. 'next: j'")
     known = set(known_ids)
     keymap: dict[str, str] = {}
+
+    def problem(message: str) -> None:
+        if warnings is None:
+            raise UsageError(message)
+        warnings.append(message)
+
     for binding_id, keys in data.items():
         if binding_id not in known:
-            raise UsageError(f"{where}: unknown binding id '{binding_id}' (known: {', '.join(sorted(known))})")
+            import difflib
+
+            close = difflib.get_close_matches(str(binding_id), sorted(known), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else " (the help screen, ?, lists every id)"
+            problem(f"{where}: unknown binding id '{binding_id}' ignored{hint}")
+            continue
         if isinstance(keys, list) and keys and all(isinstance(k, str) and k.strip() for k in keys):
             keymap[binding_id] = ",".join(k.strip() for k in keys)
         elif isinstance(keys, str) and keys.strip() and all(k.strip() for k in keys.split(",")):
             keymap[binding_id] = ",".join(k.strip() for k in keys.split(","))
         else:
-            raise UsageError(f"{where}: the keys for '{binding_id}' must be a key name or a list of them, not {keys!r}")
+            problem(f"{where}: the keys for '{binding_id}' must be a key name or a list of them, not {keys!r}; ignored")
     return keymap
 
 
-def load_keymap(data_dir: Path, known_ids: Iterable[str]) -> dict[str, str]:
+def conflicts(keymap: dict[str, str], defaults: dict[str, str], where: str = KEYMAP_FILE) -> tuple[dict[str, str], list[str]]:
+    """(keymap without stolen keys, one message per key that another action already uses).
+
+    `defaults` maps every binding id to its own keys. A key is stolen when the learner gives it
+    to an action while another action still has it (by default or by its own remapping); the
+    other action keeps it, and the remapped action keeps its remaining keys (or its default)."""
+    current = {binding_id: keymap.get(binding_id, keys) for binding_id, keys in defaults.items()}
+    owners: dict[str, list[str]] = {}
+    for binding_id, keys in current.items():
+        for key in keys.split(","):
+            owners.setdefault(_key_name(key), []).append(binding_id)
+    kept: dict[str, str] = {}
+    messages: list[str] = []
+    for binding_id, keys in keymap.items():
+        mine = []
+        for key in keys.split(","):
+            others = [o for o in owners.get(_key_name(key), []) if o != binding_id and o not in keymap]
+            if others:
+                messages.append(
+                    f"{where}: '{binding_id}: {key}' not applied: {key} is already the key of '{others[0]}' "
+                    f"(give '{others[0]}' another key in {where} to free it)"
+                )
+            else:
+                mine.append(key)
+        if mine:
+            kept[binding_id] = ",".join(mine)
+    return kept, messages
+
+
+def load_keymap(data_dir: Path, known_ids: Iterable[str], warnings: list[str] | None = None) -> dict[str, str]:
     """The keymap from `data_dir/keys.yaml`, or {} when there is no such file."""
     path = data_dir / KEYMAP_FILE
     if not path.is_file():
@@ -54,4 +107,4 @@ def load_keymap(data_dir: Path, known_ids: Iterable[str]) -> dict[str, str]:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    return parse_keymap(data, known_ids, str(path))
+    return parse_keymap(data, known_ids, str(path), warnings)

@@ -41,9 +41,14 @@ def opener(name: str | None, args: dict[str, Any] | None = None, keys: tuple[str
     return run_before
 
 
+SIZES = {"120x40": (120, 40), "80x24": (80, 24)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("name", list(CALCULATORS))
-def test_calculator_screen(snap_compare, make_app, name):
-    assert snap_compare(calc_app(make_app), run_before=opener(name), terminal_size=(120, 40))
+def test_calculator_screen(snap_compare, make_app, name, size):
+    # At 80x24 the headline results (bound, time, tokens/s, fits) must be on screen.
+    assert snap_compare(calc_app(make_app), run_before=opener(name), terminal_size=SIZES[size])
 
 
 def test_roofline_plot_with_a_second_gpu(snap_compare, make_app):
@@ -52,13 +57,17 @@ def test_roofline_plot_with_a_second_gpu(snap_compare, make_app):
     assert snap_compare(calc_app(make_app), run_before=opener("roofline", {"flops": "2e12", "bytes": "2GB"}, keys), terminal_size=(120, 40))
 
 
-def test_roofline_screen_small_terminal(snap_compare, make_app):
-    assert snap_compare(calc_app(make_app), run_before=opener("roofline"), terminal_size=(80, 24))
-
-
 def test_calculator_with_an_inline_error(snap_compare, make_app):
     # M = 0: the field is marked with the reason, the results are blanked, the plot says why.
     assert snap_compare(calc_app(make_app), run_before=opener("gemm", {"m": "0"}), terminal_size=(120, 40))
+
+
+def test_calculator_help(snap_compare, make_app):
+    assert snap_compare(calc_app(make_app), run_before=opener("transformer", keys=("f1",)), terminal_size=(80, 24))
+
+
+def test_unknown_gpu_at_80x24(snap_compare, make_app):
+    assert snap_compare(calc_app(make_app), run_before=opener("roofline", {"gpu": "h20x"}), terminal_size=(80, 24))
 
 
 def test_hub(snap_compare, make_app):

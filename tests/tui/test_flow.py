@@ -128,7 +128,7 @@ async def test_every_other_calculator_is_one_key_away_even_from_a_try_it(calc_ap
         screen = app.screen
         assert isinstance(screen, CalculatorScreen) and screen.spec.name == "gemm"
         strip = widget_text(screen.query_one("#calc-switcher"))
-        assert "F2 roofline" in strip and "F8 memory" in strip
+        assert "F: 2 roofline" in strip and "8 memory" in strip and "10 tile" in strip
         await pilot.press("f6")
         await pilot.pause()
         assert isinstance(app.screen, CalculatorScreen) and app.screen.spec.name == "specdec"
@@ -174,3 +174,75 @@ async def test_the_title_follows_the_inputs(calc_app):
         await pilot.pause()
         assert "llama-3.1-70b" in title() and "llama-3.1-8b" not in title()
         assert model is screen.form.rows["model"].control
+
+
+async def test_handoff_dialog_gives_an_unbroken_url_and_does_not_claim_a_browser(make_app):
+    from studytui.tui.screens.handoff import HandoffDialog
+
+    from .support import SSH_ENV
+
+    app = make_app(environ=dict(SSH_ENV), platform="linux")
+    app.write_to_terminal = lambda sequence: None  # type: ignore[method-assign]
+    long_url = "https://example.org/" + "a-very-long-path-segment/" * 6 + "paper.pdf"
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.hand_off(long_url, "A paper with a long link")
+        await pilot.pause()
+        assert isinstance(app.screen, HandoffDialog)
+        text = screen_text(app)
+        assert "in your browser" not in text.split("No browser was started")[0]
+        plain = app.screen.query_one("#handoff-plain")
+        assert plain.size.height == 1 and plain.size.width >= len(long_url)  # one line, never wrapped
+        assert str(plain.render()) == long_url
+        # A guide entry's dialog names the command that prints the URL.
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("o")
+        await pilot.pause()
+        assert "studytui open roofline" in " ".join(screen_text(app).split())
+
+
+async def test_ansi_theme_draws_tree_guides_and_high_contrast_is_offered(make_app):
+    from studytui.tui.app import STUDY_THEMES
+    from studytui.tui.widgets.guide_tree import GuideTree
+
+    assert "studytui-high-contrast" in STUDY_THEMES
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.theme = "ansi-dark"
+        await pilot.pause()
+        tree = app.screen.query_one(GuideTree)
+        guides = tree.get_component_rich_style("tree--guides")
+        assert guides.color is not None and guides.color.name in ("bright_black", "white", "color(8)", "color(7)"), guides
+        app.theme = "studytui-high-contrast"
+        await pilot.pause()
+        guides = tree.get_component_rich_style("tree--guides")
+        assert guides.color is not None and guides.color.triplet is not None and min(guides.color.triplet) >= 0xC0
+
+
+def test_total_and_active_parameters_only_for_a_mixture_of_experts():
+    from studytui.calc.forms import CALCULATORS
+
+    spec = CALCULATORS["transformer"]
+    dense = dict(spec.run({"model": "llama-3.1-8b", "gpu": "h200"}, None).rows)
+    moe = dict(spec.run({"model": "mixtral-8x7b", "gpu": "h200"}, None).rows)
+    assert "parameters" in dense and "parameters (total / active)" not in dense
+    assert "parameters (total / active)" in moe
+
+
+async def test_results_say_how_typed_values_were_read(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "kv")
+        await type_into(pilot, screen, "context", "128k")
+        text = " ".join(results_text(screen).split())
+        assert "read as context tokens 128k = 128,000" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        screen = await open_calc(app, pilot, "roofline")
+        await type_into(pilot, screen, "time", "2")
+        text = " ".join(results_text(screen).split())
+        assert "2 = 2 s (no unit: seconds)" in text
+        await type_into(pilot, screen, "time", "2ms")
+        assert "no unit" not in results_text(screen)

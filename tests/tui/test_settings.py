@@ -35,7 +35,7 @@ async def test_t_cycles_dark_light_ansi_and_is_remembered(make_app, store):
             await pilot.press("t")
             await pilot.pause()
             seen.append(app.theme)
-        assert seen == ["textual-light", "ansi-dark", "textual-dark"]
+        assert seen == ["textual-light", "ansi-dark", "studytui-high-contrast", "textual-dark"]
         await pilot.press("t", "t")  # leave it on the ANSI theme
         await pilot.pause()
     assert store.get_ui("theme") == "ansi-dark"
@@ -115,6 +115,10 @@ def test_keys_yaml_is_validated(tmp_path: Path):
     (tmp_path / "keys.yaml").write_text("nxt: j\n")
     with pytest.raises(UsageError, match="unknown binding id 'nxt'"):
         load_keymap(tmp_path, ids)
+    warnings: list[str] = []
+    (tmp_path / "keys.yaml").write_text("nxt: j\nprevious: k\n")
+    assert load_keymap(tmp_path, ids, warnings) == {"previous": "k"}  # the rest still applies
+    assert len(warnings) == 1 and "unknown binding id 'nxt'" in warnings[0] and "did you mean 'next'" in warnings[0]
     (tmp_path / "keys.yaml").write_text("next: [j\n")
     with pytest.raises(UsageError, match=r"keys.yaml:\d+: not valid YAML"):
         load_keymap(tmp_path, ids)
@@ -150,3 +154,19 @@ def test_synthetic_guide_switch_is_validated(monkeypatch):
     monkeypatch.setenv(SYNTHETIC_ENV, "lots")
     with pytest.raises(UsageError, match="must be a number"):
         _guide(argparse.Namespace(content=None))
+
+
+def test_an_unknown_id_warns_and_a_stolen_key_is_reported_not_applied(tmp_path: Path):
+    from studytui.tui.keymap import conflicts
+    from studytui.tui_launch import binding_keys, checked_keymap
+
+    registry = build_registry()
+    (tmp_path / "keys.yaml").write_text("nxt: j\nnext: d\nprevious: k\nhelp: /\n")
+    keymap, warnings = checked_keymap(tmp_path, registry)
+    assert keymap == {"previous": "k"}  # next keeps n, mark-done keeps d, search keeps /
+    assert any("'nxt'" in w for w in warnings)
+    assert any("'next: d'" in w and "'mark-done'" in w for w in warnings)
+    assert any("'help: /'" in w and "'search'" in w for w in warnings)
+    # Swapping two keys is fine: each action gives its key up.
+    kept, clashes = conflicts({"next": "d", "mark-done": "n"}, binding_keys(registry))
+    assert kept == {"next": "d", "mark-done": "n"} and clashes == []

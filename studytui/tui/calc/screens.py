@@ -76,14 +76,19 @@ def _key_hint(plotted: bool, narrow: bool = False) -> Content:
     return Content(" ") + Content(gap).join(parts) + Content(gap + "tab next field")
 
 
-def _switcher_line(current: str) -> Content:
+SHORT_NAMES = {"transformer": "transf", "collective": "collect", "occupancy": "occup"}
+
+
+def _switcher_line(current: str, narrow: bool = False) -> Content:
+    """F2 roofline F3 gemm ...: every calculator, the current one highlighted, each clickable.
+    Narrow terminals get "F: 2 roofline 3 gemm 4 transf ..." so all of them fit in 80 columns."""
     parts = []
     for key, name in switch_keys():
-        label = f"{key.upper()} {name}"
+        label = f"{key[1:]} {SHORT_NAMES.get(name, name)}" if narrow else f"{key.upper()} {name}"
         style = "bold reverse" if name == current else ""
         markup = f"[@click=screen.switch('{name}')][{style}]$label[/][/]" if style else f"[@click=screen.switch('{name}')]$label[/]"
         parts.append(Content.from_markup(markup, label=label))
-    return Content(" ") + Content(" ").join(parts)
+    return Content(" F: " if narrow else " ") + Content(" ").join(parts)
 
 
 # Results a learner reads first, by the start of their label: they are shown above every other
@@ -91,7 +96,7 @@ def _switcher_line(current: str) -> Content:
 HEADLINE_PREFIXES = (
     "bound", "time lower bound", "TPOT", "tokens/s", "memory per GPU", "max batch", "time", "bus bandwidth",
     "walltime speedup", "expected tokens", "best gamma", "KV for batch", "KV bytes per token", "achieved",
-    "fraction", "roofline reached", "physics",
+    "fraction", "roofline reached", "physics", "measured time",
 )
 
 
@@ -192,7 +197,7 @@ class CalculatorScreen(Screen[None]):
         self._initial = dict(values)
         models = choices_for("model") if any(f.kind == "model" for f in self.spec.fields) else []
         yield Static(Text(self._title_text(values)), id="calc-title")
-        yield Static(_switcher_line(self.spec.name), id="calc-switcher")
+        yield Static(_switcher_line(self.spec.name, narrow=self.app.size.width < 100), id="calc-switcher")
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
@@ -254,6 +259,7 @@ class CalculatorScreen(Screen[None]):
         return title
 
     def on_resize(self) -> None:
+        self.query_one("#calc-switcher", Static).update(_switcher_line(self.spec.name, narrow=self.size.width < 100))
         self.query_one("#calc-keys", Static).update(_key_hint(self.spec.name in PLOTTED, narrow=self.size.width < 100))
         self.form.set_label_width(28 if self.size.width >= 110 else 21)
         if self.result is not None:
@@ -265,8 +271,12 @@ class CalculatorScreen(Screen[None]):
             width = max(30, int(self.app.size.width * 0.55))
         return width
 
-    def _draw_rows(self, rows: list[tuple[str, str]], warnings: list[str] | None = None) -> None:
-        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width()))
+    def _draw_rows(self, rows: list[tuple[str, str]], warnings: list[str] | None = None, read: bool = True) -> None:
+        from studytui.tui.calc.readback import readings
+
+        values = self._computed_for or {}
+        shown = readings(self.spec, values) if read else []
+        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width(), shown))
 
     # --- live recompute -----------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -332,7 +342,7 @@ class CalculatorScreen(Screen[None]):
         status.update(Text(f"✗ {where}{message}  (results cleared until fixed)"))
         status.add_class("-invalid")
         results = self.query_one("#calc-results", Static)
-        self._draw_rows([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)])
+        self._draw_rows([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)], read=False)
         results.add_class("-stale")
         self.query_one("#calc-title", Static).update(Text(self._title_text(self.form.values())))
         self._set_texts(DASH, self.spec.description)
@@ -637,12 +647,17 @@ def short_label(label: str) -> str:
     return label
 
 
-def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, width: int = 80) -> Content:
+def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, width: int = 80,
+               read: list[tuple[str, str, str]] | None = None) -> Content:
     """Label and value columns as plain Content (much cheaper to redraw than a Rich Table).
 
     The headline rows come first, in bold. Nothing wraps out of its column: a label too long is
     cut with an ellipsis, a long value continues on the next line under itself."""
     head, rest = headline_first(list(rows))
+    # How typed values were read ("128k" -> 128,000; a bare "2" in a time field -> 2 s), right
+    # under the headline so a misread unit is seen with the result it changes.
+    read_rows = [("read as", f"{label} {text} = {shown}") for label, text, shown in read or []]
+    rest = read_rows + rest
     ordered = head + rest
     cap = max(12, (width * 2) // 5)
     if max((len(label) for label, _v in ordered), default=0) > cap:
@@ -650,7 +665,10 @@ def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, 
     label_width = min(max((len(label) for label, _v in ordered), default=0), cap)
     value_width = max(8, width - label_width - 2)
     indent = " " * (label_width + 2)
-    lines = [Content.styled("⚠ ", "bold") + Content(fit(w, width - 2)) for w in warnings or []]
+    lines = []
+    for warning in warnings or []:  # never cut: a warning is part of the result
+        for j, part in enumerate(_wrap(warning, width - 2)):
+            lines.append((Content.styled("⚠ ", "bold") if j == 0 else Content("  ")) + Content(part))
     for i, (label, value) in enumerate(ordered):
         bold = i < len(head)
         for j, part in enumerate(_wrap(value, value_width)):

@@ -22,15 +22,27 @@ BUILT_IN_KEYS = (
 
 
 def display_key(key: str) -> str:
-    names = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter"}
+    names = {"slash": "/", "question_mark": "?", "escape": "Esc", "enter": "Enter", "f1": "F1"}
     return ", ".join(names.get(k.strip(), k.strip()) for k in key.split(","))
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return lines
 
 
 class HelpScreen(ModalScreen[None]):
     """Lists the rows given by StudyApp.key_rows() plus the widgets' own keys."""
 
     BINDINGS = [
-        Binding("escape,q,question_mark", "close", "Close", id="help-close"),
+        Binding("escape,q,question_mark,f1", "close", "Close", id="help-close"),
     ]
 
     def __init__(self, rows: list[tuple[str, str, str]]) -> None:
@@ -39,14 +51,21 @@ class HelpScreen(ModalScreen[None]):
 
     def _table(self) -> Content:
         width = max([len(display_key(k)) for k, _, _ in self.rows] + [len(k) for k, _ in BUILT_IN_KEYS]) + 2
-        what_width = max(len(what) for _, what, _ in self.rows) + 2
-        lines: list[Content] = [Content.styled("Key".ljust(width) + "Does".ljust(what_width) + "Id (keys.yaml)", "dim")]
+        id_width = max(len(binding_id) for _, _, binding_id in self.rows) + 2
+        # The "does" column is as wide as the dialog allows and wraps under itself.
+        box = min(int(self.app.size.width * 0.9), 100) - 6 if self.app.size.width else 94
+        what_width = max(20, box - width - id_width)
+        lines: list[Content] = [Content.styled("Key".ljust(width) + "Does".ljust(what_width + 2) + "Id (keys.yaml)", "dim")]
         for key, what, binding_id in self.rows:
-            lines.append(
-                Content.styled(display_key(key).ljust(width), "bold")
-                + Content(what.ljust(what_width))
-                + Content.styled(binding_id, "dim")
-            )
+            for i, part in enumerate(_wrap(what, what_width)):
+                if i == 0:
+                    lines.append(
+                        Content.styled(display_key(key).ljust(width), "bold")
+                        + Content(part.ljust(what_width + 2))
+                        + Content.styled(binding_id, "dim")
+                    )
+                else:  # a long description continues under itself, never at column 0
+                    lines.append(Content(" " * width + part))
         lines.append(Content(""))
         for key, what in BUILT_IN_KEYS:
             lines.append(Content.styled(key.ljust(width), "bold") + Content(what))

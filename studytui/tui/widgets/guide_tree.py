@@ -87,6 +87,19 @@ class GuideTree(Tree[NodeData]):
         for section in self.guide.sections:
             self._section_nodes[section.id].set_label(self.section_label(section))
 
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        """The label cut to the pane with an ellipsis, so a long title never just stops."""
+        text = super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - max(0, depth - 1) * self.guide_depth  # no root row
+        if room > 1 and text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
+        return text
+
     def _state_style(self, name: str) -> Style | str:
         component = STATE_CLASSES.get(name)
         if component is None:

@@ -23,15 +23,20 @@ from textual.widgets import Input
 from studytui.tui.compat import key_bindings
 
 
-class OrderedInput(Input):
-    """`Input` that runs its own key bindings in order with typed and pasted text."""
+class InOrderBindings:
+    """Mixin for a text widget: its own key bindings run in its own queue, in order with the
+    text typed and pasted around them (see the module docstring)."""
 
     async def on_key(self, event: events.Key) -> None:
-        for binding in key_bindings(self).get(event.key, ()):
+        for binding in key_bindings(self).get(event.key, ()):  # type: ignore[arg-type]
             if binding.priority:
                 continue  # the App has already offered this key to priority bindings
-            if await self.app.run_action(binding.action, self):
+            if await self.app.run_action(binding.action, self):  # type: ignore[attr-defined]
                 event.stop()
                 event.prevent_default()
                 return
-        # Not one of ours: Input's own handler (typed text) runs next, as Textual dispatches it.
+        # Not one of ours: the widget's own handler (typed text) runs next, as Textual dispatches it.
+
+
+class OrderedInput(InOrderBindings, Input):
+    """`Input` that runs its own key bindings in order with typed and pasted text."""

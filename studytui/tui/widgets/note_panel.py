@@ -29,6 +29,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 from studytui.tui.format import control_pictures, visible_controls
 from studytui.session import NoteDraft
+from studytui.tui.widgets.inputs import InOrderBindings
 
 AUTOSAVE_DELAY = 1.0  # seconds of quiet after the last keystroke
 AUTOSAVE_MAX_DELAY = 2.0  # seconds: the longest unsaved typing may wait while it goes on
@@ -62,7 +63,7 @@ def note_preview_markdown(text: str, limit: int = PREVIEW_LIMIT) -> str:
     )
 
 
-class NoteEditor(TextArea):
+class NoteEditor(InOrderBindings, TextArea):
     """A TextArea that reports when the learner leaves it."""
 
     BINDINGS = [Binding("escape", "leave", "Done editing", id="note-done")]
