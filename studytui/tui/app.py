@@ -142,12 +142,24 @@ class StudyApp(App[None]):
             loop.remove_signal_handler(signum)
         self._signals_caught = []
 
+    # After a hang-up the terminal is gone: Textual's output thread can die on the closed pty and
+    # its shutdown then waits forever on a full queue, leaving an orphan process. Once the notes
+    # are saved, a clean exit gets this long before the process ends itself.
+    EXIT_GRACE_S = 2.0
+
     def save_and_exit(self, signum: int) -> None:
         """SIGHUP/SIGTERM: save every note now (to a file if the store refuses), then exit."""
+        import os
+        import threading
+
         self.sync_draft()
         self.session.save_what_is_left(Path(self.store.path).parent)
         self._release_hangup()
-        self.exit(return_code=128 + signum)
+        code = 128 + signum
+        watchdog = threading.Timer(self.EXIT_GRACE_S, os._exit, args=(code,))
+        watchdog.daemon = True  # a clean exit ends the process first, and the timer with it
+        watchdog.start()
+        self.exit(return_code=code)
 
     def first_frame_shown(self) -> None:
         """Called by the main screen once its first frame has been drawn; runs the
