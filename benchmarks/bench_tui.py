@@ -125,11 +125,22 @@ def main() -> int:
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         raise SystemExit("tmux is needed (apt-get install -y tmux)")
+    ok = True
+    cores = os.cpu_count()
+    # One idle session keeps the tmux server up between runs: otherwise each kill-session stops
+    # the server and the next new-session can race its shutdown ("server exited unexpectedly").
+    keepalive = f"studytui-bench-keepalive-{os.getpid()}"
+    subprocess.run(["tmux", "new-session", "-d", "-s", keepalive, "sleep 3600"], check=True)
+    try:
+        return _run(args, ok, cores)
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", keepalive], capture_output=True)
+
+
+def _run(args, ok: bool, cores: int | None) -> int:
     from studytui.guide import load_guide
     from studytui.guide.synthetic import synthetic_guide
 
-    ok = True
-    cores = os.cpu_count()
     print(f"studytui TUI benchmark: {args.runs} runs each, median, {cores} CPU cores, tmux 120x40", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         bare = Path(tmp) / "bare.py"
