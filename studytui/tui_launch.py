@@ -65,7 +65,6 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
     store = open_store(data)
     try:
         from studytui.tui.app import StudyApp
-        from studytui.tui.keymap import load_keymap
         from studytui.tui.registry import build_registry
         from studytui.tui.screens.main import MainScreen
 
@@ -84,6 +83,7 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
         try:
             app.run()
         finally:
+            app.cancel_exit_watchdog()  # run() returned: no hang to cut short
             # Whatever ended the app (quit, crash, signal), the note being typed is saved.
             save_what_is_left(app, data)
             main = app.main_screen

@@ -11,6 +11,7 @@ import datetime as _dt
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -65,6 +66,7 @@ class StudyApp(App[None]):
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        self._exit_watchdog: threading.Timer | None = None  # see save_and_exit
         from studytui.tui.themes import register_study_themes
 
         register_study_themes(self)  # ANSI with visible tree guides, and high contrast
@@ -149,17 +151,21 @@ class StudyApp(App[None]):
 
     def save_and_exit(self, signum: int) -> None:
         """SIGHUP/SIGTERM: save every note now (to a file if the store refuses), then exit."""
-        import os
-        import threading
-
         self.sync_draft()
         self.session.save_what_is_left(Path(self.store.path).parent)
         self._release_hangup()
         code = 128 + signum
-        watchdog = threading.Timer(self.EXIT_GRACE_S, os._exit, args=(code,))
-        watchdog.daemon = True  # a clean exit ends the process first, and the timer with it
-        watchdog.start()
+        if not self.is_headless and self._exit_watchdog is None:  # a real terminal (not a test pilot)
+            self._exit_watchdog = threading.Timer(self.EXIT_GRACE_S, os._exit, args=(code,))
+            self._exit_watchdog.daemon = True
+            self._exit_watchdog.start()
         self.exit(return_code=code)
+
+    def cancel_exit_watchdog(self) -> None:
+        """The app returned from run(): the launcher finishes the exit itself."""
+        if self._exit_watchdog is not None:
+            self._exit_watchdog.cancel()
+            self._exit_watchdog = None
 
     def first_frame_shown(self) -> None:
         """Called by the main screen once its first frame has been drawn; runs the

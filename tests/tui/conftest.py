@@ -49,3 +49,29 @@ def make_app(guide: Guide, store: Store) -> AppFactory:
 
     return factory
 
+
+
+@pytest.fixture
+def tmux() -> Iterator[Callable[..., str]]:
+    """`tmux(*args)` on a tmux server of this test's own (-L), kept up by an idle session.
+
+    Tests that share the default server race each other: when one kills its last session the
+    server shuts down, and another's new-session during that shutdown fails ("server exited
+    unexpectedly"). A private server that outlives the test's own sessions cannot.
+    """
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("tmux") is None:
+        pytest.skip("needs tmux")
+    socket = f"studytui-test-{os.getpid()}-{id(object())}"
+
+    def run(*args: str) -> str:
+        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True).stdout
+
+    run("new-session", "-d", "-s", "keepalive", "sleep 3600")
+    try:
+        yield run
+    finally:
+        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)

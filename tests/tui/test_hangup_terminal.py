@@ -5,24 +5,16 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
-import subprocess
 import sys
 import time
 
-import pytest
 
 from studytui.store import open_store
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
 SCRIPT = "import sys; from studytui.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-def _tmux(*args: str) -> str:
-    return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
-
-
-def _start(session: str, data) -> int:
+def _start(_tmux, session: str, data) -> int:
     """The app in a new tmux session; its process id once its first frame is on screen."""
     command = " ".join(shlex.quote(a) for a in [sys.executable, "-c", SCRIPT, "--data-dir", str(data)])
     _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", f"exec {command}")
@@ -51,12 +43,12 @@ def _gone(pid: int, timeout: float = 15.0) -> bool:
     return False
 
 
-def test_closing_the_terminal_right_after_first_paint_ends_the_app(tmp_path):
+def test_closing_the_terminal_right_after_first_paint_ends_the_app(tmp_path, tmux):
     pids = []
     for i in range(3):  # a hang-up early in the app's life left orphans most of the time
         session = f"studytui-hup-{os.getpid()}-{i}"
-        pids.append(_start(session, tmp_path / "data"))
-        _tmux("kill-session", "-t", session)
+        pids.append(_start(tmux, session, tmp_path / "data"))
+        tmux("kill-session", "-t", session)
     try:
         assert all(_gone(pid) for pid in pids), "the app outlived its terminal"
     finally:
@@ -67,21 +59,27 @@ def test_closing_the_terminal_right_after_first_paint_ends_the_app(tmp_path):
                 pass
 
 
-def test_closing_the_terminal_while_typing_saves_the_note_and_exits(tmp_path):
+def test_closing_the_terminal_while_typing_saves_the_note_and_exits(tmp_path, tmux):
     session = f"studytui-hup-typing-{os.getpid()}"
-    pid = _start(session, tmp_path / "data")
+    pid = _start(tmux, session, tmp_path / "data")
     try:
-        _tmux("send-keys", "-t", session, "e")
-        time.sleep(0.5)
-        _tmux("send-keys", "-t", session, "-l", "typed just before the window closed")
+        tmux("send-keys", "-t", session, "e")
         deadline = time.monotonic() + 20
-        while "typed just before" not in _tmux("capture-pane", "-t", session, "-p"):
+        while "Done editing" not in tmux("capture-pane", "-t", session, "-p"):  # the editor has focus
+            assert time.monotonic() < deadline, "the note editor never opened"
+            time.sleep(0.05)
+        tmux("send-keys", "-t", session, "-l", "typed just before the window closed")
+        deadline = time.monotonic() + 20
+        while "typed just before" not in tmux("capture-pane", "-t", session, "-p"):
             assert time.monotonic() < deadline, "the typing never showed"
             time.sleep(0.05)
-        _tmux("kill-session", "-t", session)
+        tmux("kill-session", "-t", session)
         assert _gone(pid), "the app outlived its terminal"
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
     with open_store(tmp_path / "data") as store:
         notes = [p.note for p in store.states().values()]
     assert "typed just before the window closed" in notes

@@ -11,12 +11,9 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
-import subprocess
 import sys
 import time
 
-import pytest
 from textual import events
 
 from studytui.tui.screens.search import SearchScreen
@@ -90,15 +87,11 @@ async def test_a_burst_in_the_search_box_lands_in_order(make_app):
 
 
 # --- a real terminal ----------------------------------------------------------------------------
-@pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
-def test_bursts_land_in_order_in_a_real_terminal(tmp_path):
+def test_bursts_land_in_order_in_a_real_terminal(tmp_path, tmux):
     """The issue's repro in tmux: the acceptance field, End, six BSpace, `0.77` at once, ten times."""
     session = f"studytui-burst-{os.getpid()}"
     script = "import sys; from studytui.cli import main; sys.exit(main(sys.argv[1:]))"
     command = " ".join(shlex.quote(a) for a in [sys.executable, "-c", script, "--data-dir", str(tmp_path / "data")])
-
-    def tmux(*args: str) -> str:
-        return subprocess.run(["tmux", *args], capture_output=True, text=True, check=True).stdout
 
     def screen() -> str:
         return tmux("capture-pane", "-t", session, "-p")
@@ -158,7 +151,7 @@ def test_bursts_land_in_order_in_a_real_terminal(tmp_path):
             landed += settled(lambda: any(re.search(rf"▊\s+{word}\s+▎", row) for row in screen().splitlines()))
         assert landed == 10
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+        tmux("kill-session", "-t", session)
 
 
 async def test_a_burst_after_backspaces_lands_in_order_in_the_note_editor(make_app):
