@@ -71,7 +71,10 @@ def tmux() -> Iterator[Callable[..., str]]:
         return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True).stdout
 
     run("new-session", "-d", "-s", "keepalive", "sleep 3600")
+    socket_path = run("display-message", "-p", "#{socket_path}").strip()
     try:
         yield run
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
+        if socket_path:
+            Path(socket_path).unlink(missing_ok=True)  # a killed server leaves its socket file
