@@ -88,15 +88,14 @@ class Ceilings:
         if link_label.startswith("measured"):
             measured_gpus = self.link_measured_gpus
             if gpus and self.link_bw_by_gpus:
-                from studytui.calc.profiles import link_for_gpus
+                from studytui.calc.profiles import link_for_gpus, nearest_gpu_count
 
                 domain = acc.domain_size if acc else None
                 group = min(gpus, domain) if domain else gpus
                 value, measured_note = link_for_gpus(self.link_bw_by_gpus, group)
                 if value is not None:
                     link_bw = value
-                    measured_gpus = group if group in self.link_bw_by_gpus else min(
-                        self.link_bw_by_gpus, key=lambda n: (abs(n - group), -n))
+                    measured_gpus = nearest_gpu_count(self.link_bw_by_gpus, group)
                     link_label = f"{link_label.split(', ')[0]}, {measured_gpus}-GPU all-reduce"
         link_from_catalog = self.provenance.get("link_bw", "").startswith(VENDOR_PEAK_LABEL) and not (acc and acc.axis_bw_per_direction)
         return Fabric(

@@ -351,6 +351,11 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
     }
 
 
+def nearest_gpu_count(by_gpus: dict[int, float], gpus: int) -> int:
+    """The measured GPU count that stands for `gpus`: itself, else the nearest (the larger on a tie)."""
+    return min(by_gpus, key=lambda n: (abs(n - gpus), -n))
+
+
 def link_for_gpus(by_gpus: dict[int, float], gpus: int) -> tuple[float | None, str]:
     """The measured all-reduce bus bandwidth for a group of `gpus`, and a note saying which was used.
 
@@ -360,9 +365,9 @@ def link_for_gpus(by_gpus: dict[int, float], gpus: int) -> tuple[float | None, s
     """
     if not by_gpus:
         return None, "no collective measured in this profile"
-    if gpus in by_gpus:
+    nearest = nearest_gpu_count(by_gpus, gpus)
+    if nearest == gpus:
         return by_gpus[gpus], f"measured all-reduce bus bandwidth over {gpus} GPUs"
-    nearest = min(by_gpus, key=lambda n: (abs(n - gpus), -n))
     return by_gpus[nearest], (
         f"no measurement over {gpus} GPUs in this profile; using the {nearest}-GPU all-reduce figure "
         f"(measured: {', '.join(str(n) for n in sorted(by_gpus))} GPUs), which may not hold at {gpus}"
