@@ -79,6 +79,9 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    from studytui.output import console
+
+    console.cache_clear()  # each run sizes its output for the terminal (COLUMNS, NO_COLOR) as it is now
     args = _app_only_args(argv)
     if args is None:
         args = build_parser().parse_args(argv)

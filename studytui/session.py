@@ -28,7 +28,7 @@ from studytui.errors import StudyError
 from studytui.guide.model import Entry, Guide
 from studytui.state import State
 from studytui.store.model import EntryProgress, NoteVersion, merge_notes
-from studytui.study import Summary, canonical_states, first_entry, next_entry, progress_summary
+from studytui.study import Summary, canonical_states, continue_entry, first_entry, next_entry, progress_summary
 
 # Named in the line kept between two versions of a note.
 ELSEWHERE = "another studytui (the command line or a second window)"
@@ -51,6 +51,8 @@ class SessionStore(Protocol):
     def set_last_viewed(self, entry_id: str) -> None: ...
     def note_history(self, entry_id: str) -> list[NoteVersion]: ...
     def restore_note(self, entry_id: str, number: int) -> bool: ...
+    def get_section_note(self, section_id: str) -> str: ...
+    def set_section_note(self, section_id: str, text: str) -> None: ...
     @property
     def read_only(self) -> bool: ...
 
@@ -231,6 +233,11 @@ class StudySession:
         after_id = after.id if isinstance(after, Entry) else after
         return next_entry(self.guide, self.progress, after_id)
 
+    def continue_entry(self) -> Entry | None:
+        """What "Continue" offers: the first pending entry from where the learner really is (see
+        studytui.study.continue_entry). Reads only."""
+        return continue_entry(self.guide, self.progress)
+
     # --- progress -------------------------------------------------------------------------------
     def set_state(self, entry_id: str, state: str | State) -> Change:
         """The learner's explicit choice: stored as given."""
@@ -363,6 +370,25 @@ class StudySession:
         self._unsaved[entry_id] = _Unsaved(start, text)
         return self.flush()
 
+    def write_note(self, entry_id: str, text: str, base: str | None = None) -> Change:
+        """One write for a caller that ends right after (a command): `text` replaces the note it
+        was made from (`base`; default the note as this session read it), keeping both versions
+        if the note changed elsewhere meanwhile (the change carries the conflict). Nothing is
+        kept in memory for a retry: a refusal is raised as the store's own error, and the caller,
+        which still holds the text, says so."""
+        change = self._pick_up_external()
+        start = _note(self.progress, entry_id) if base is None else base
+        stored, conflict = self._save(entry_id, start, text)
+        return change | self._saved(entry_id, stored, conflict)
+
+    def write_section_note(self, section_id: str, text: str, base: str) -> bool:
+        """Save a section's note edited from `base`. If it changed elsewhere meanwhile, both
+        versions are kept, as for entry notes. Returns True when both were kept."""
+        current = self.store.get_section_note(section_id)
+        merged, conflicted = (text, False) if current == base else merge_notes(text, None, current, None, ELSEWHERE)
+        self.store.set_section_note(section_id, merged)
+        return conflicted
+
     def append_note(self, entry_id: str, text: str) -> Change:
         """Add to the end of a note (e.g. a calculation); the note being typed is saved first."""
         change = self.flush()
@@ -378,11 +404,14 @@ class StudySession:
         first; the event log keeps each version's full text)."""
         return list(reversed(self.store.note_history(entry_id)))
 
-    def restore_note(self, entry_id: str, version: NoteVersion) -> Change:
-        """Make an old version the note again, as a new version: the one it replaces stays in the
-        history, so a restore can itself be undone. The note being typed is saved first."""
+    def restore_note(self, entry_id: str, version: NoteVersion | int) -> Change:
+        """Make an old version (or its number, from 1 oldest) the note again, as a new version:
+        the one it replaces stays in the history, so a restore can itself be undone. The note
+        being typed is saved first. The change is empty when the note already held that text."""
         change = self.flush()
-        self.store.restore_note(entry_id, version.number)
+        number = version if isinstance(version, int) else version.number
+        if not self.store.restore_note(entry_id, number):
+            return change
         change = change | self._refresh_entry(entry_id) | Change.of(entry_id, note=True)
         if self.draft.entry_id == entry_id:
             self.draft.start(entry_id, _note(self.progress, entry_id))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studytui.calc.ceilings import Ceilings, resolve_ceilings
@@ -221,12 +221,6 @@ def test_specdec_best_gamma() -> None:
     assert all(specdec(0.8, g, 0.05).values["speedup"] <= s + 1e-12 for g in range(1, 30))
     r = specdec(0.5, 3, 0.6)
     assert r.warnings  # alpha <= c: no speedup possible
-
-
-def test_profile_hook_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "studytui.calc.profiles", None)
-    with pytest.raises(UsageError, match="measured profiles are not available"):
-        run("roofline", {"gpu": "h200", "intensity": "10", "profile": "measured"})
 
 
 def test_profile_hook_merges_measured_over_vendor(monkeypatch: pytest.MonkeyPatch) -> None:

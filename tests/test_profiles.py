@@ -161,6 +161,23 @@ def test_profile_as_a_file_path(tmp_path: Path) -> None:
     assert measured_ceilings("h200-sxm", str(path))["source"].startswith("mine.yaml (")
 
 
+def test_a_profile_changed_on_disk_is_read_again(shipped: dict, tmp_path: Path) -> None:
+    # Profiles are parsed once per file state (calculators recompute on every keystroke); a new
+    # measurement written to the same file must still show at once.
+    path = tmp_path / "mine.yaml"
+    path.write_text(dump(shipped))
+    before = measured_ceilings("h200-sxm", str(path))
+    assert measured_ceilings("h200-sxm", str(path)) == before  # the cached answer, unchanged
+    before["peak_flops"]["bf16"] = 1.0  # a caller's copy: changing it changes nothing cached
+    assert measured_ceilings("h200-sxm", str(path))["peak_flops"]["bf16"] != 1.0
+    fewer = copy.deepcopy(shipped)
+    del fewer["runs"][-1]
+    path.write_text(dump(fewer))
+    n = len(fewer["runs"])
+    assert f"{n} run{'s' if n != 1 else ''}, medians" in measured_ceilings("h200-sxm", str(path))["source"]
+    assert measured_summary("h200-sxm") is not None
+
+
 def test_missing_and_invalid_profiles_are_one_line_usage_errors(shipped: dict, tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="no measured profile for 'h100-sxm'"):
         measured_ceilings("h100-sxm", "measured")

@@ -223,6 +223,16 @@ def test_control_characters_are_visible_at_a_terminal_and_verbatim_elsewhere(iso
     assert json.loads(out)["entries"][0]["note"] == HOSTILE
 
 
+def test_a_note_at_a_terminal_ends_on_exactly_one_new_line(isolated_data_dir: Path) -> None:
+    s = open_store()
+    s.set_note(FIRST, "no final newline")
+    s.set_section_note(GUIDE.sections[0].id, "section words")
+    s.close()
+    # The pty turns "\n" into "\r\n"; one line break, so the prompt is neither glued on nor pushed down.
+    assert at_terminal(["note", FIRST], isolated_data_dir) == b"no final newline\r\n"
+    assert at_terminal(["note", GUIDE.sections[0].id], isolated_data_dir) == b"section words\r\n"
+
+
 def test_orphan_ids_with_escapes_cannot_retitle_the_terminal(tmp_path: Path, isolated_data_dir: Path) -> None:
     orphan = "gone\x1b]0;pwned\x07"
     export = tmp_path / "in.json"

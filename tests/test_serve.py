@@ -213,3 +213,25 @@ def test_page_asks_no_other_host() -> None:
     /><script src="http://127.0.0.1:8000/static/js/textual.js"></script></head>"""
     out = local_only(page)
     assert "googleapis" not in out and "xterm.css" in out and "textual.js" in out
+
+
+def test_shutdown_noise_from_a_closed_loop_is_dropped_and_nothing_else() -> None:
+    # A tab's pipe collected after the server's loop closed must not print a traceback after
+    # "server stopped"; any other unraisable exception still reaches the previous hook.
+    import asyncio.base_subprocess
+    import types
+
+    from studytui.takealong.serve import quiet_closed_loop
+
+    seen: list[object] = []
+    hook = quiet_closed_loop(seen.append)
+    noise = types.SimpleNamespace(exc_value=RuntimeError("Event loop is closed"),
+                                  object=asyncio.base_subprocess.BaseSubprocessTransport.__del__)
+    hook(noise)
+    assert seen == []
+    for other in (
+        types.SimpleNamespace(exc_value=RuntimeError("Event loop is closed"), object=print),
+        types.SimpleNamespace(exc_value=ValueError("something else"), object=asyncio.base_subprocess.BaseSubprocessTransport.__del__),
+    ):
+        hook(other)
+    assert len(seen) == 2

@@ -243,3 +243,54 @@ def test_history_lists_every_version_newest_first_and_restores_one(session, cli,
     assert session.draft.text == "first"
     # The replaced version is still in the history: restoring is never a loss.
     assert [v.text for v in session.note_history("roofline")][:2] == ["first", "from the CLI"]
+
+
+# -- one-shot writes, as the command line makes them ----------------------------------------
+
+
+def test_a_command_write_replaces_the_note_it_read(session, cli, store):
+    cli.set_note("roofline", "old")
+    change = session.write_note("roofline", "new")
+    assert store.get_note("roofline") == "new" and "roofline" in change.notes and not change.conflicts
+
+
+def test_a_command_write_keeps_both_when_the_note_changed_after_it_read(session, cli, store):
+    old = session.note_text("roofline")
+    cli.set_note("roofline", "written by the app meanwhile")
+    change = session.write_note("roofline", "from the editor", base=old)
+    note = store.get_note("roofline")
+    assert "written by the app meanwhile" in note and "from the editor" in note
+    assert "--- studytui: conflicting note" in note
+    assert [c.entry_id for c in change.conflicts] == ["roofline"]
+
+
+def test_a_refused_command_write_raises_the_stores_error_and_keeps_nothing_behind(store):
+    session = StudySession(build_guide(), RefusingStore(store))
+    with pytest.raises(StoreError) as info:
+        session.write_note("roofline", "words")
+    assert not isinstance(info.value, NotesNotSaved)  # the caller still holds the text and says so
+    assert not session.has_unsaved and store.get_note("roofline") == ""
+
+
+def test_restore_by_number_and_a_restore_that_changes_nothing(session, store):
+    for text in ("one", "two"):
+        session.write_note("roofline", text)
+    assert session.restore_note("roofline", 1) and store.get_note("roofline") == "one"
+    assert not session.restore_note("roofline", 1)  # already the note: nothing to publish
+
+
+def test_a_section_note_edited_while_changed_elsewhere_keeps_both(session, cli, store):
+    cli.set_section_note("start-here", "v1")
+    assert session.write_section_note("start-here", "v1 and mine", base="v1") is False
+    cli.set_section_note("start-here", "theirs")
+    assert session.write_section_note("start-here", "mine", base="v1 and mine") is True
+    note = store.get_section_note("start-here")
+    assert "theirs" in note and "mine" in note and "--- studytui: conflicting note" in note
+
+
+def test_continue_follows_the_learners_position(session, cli):
+    assert session.continue_entry().id == "roofline"
+    cli.mark_opened("cuda-basics")
+    cli.set_state("cuda-basics", "done")
+    session.check_external()
+    assert session.continue_entry().id == "inference-arithmetic"

@@ -227,11 +227,13 @@ def _run_writer_and_kill(data: Path, start: int, delay: float) -> list[int]:
     return [int(x) for x in b"".join(chunks).decode().split() if x != "ready"]
 
 
-def test_kill_9_never_corrupts_or_loses_an_acknowledged_write(tmp_path: Path) -> None:
-    rng = random.Random(20261129)
+# 30 kill -9 rounds in all, in three independent stores, so parallel test workers share them.
+@pytest.mark.parametrize("part", range(3))
+def test_kill_9_never_corrupts_or_loses_an_acknowledged_write(tmp_path: Path, part: int) -> None:
+    rng = random.Random(20261129 + part)
     data = tmp_path / "data"
     acknowledged: list[int] = []
-    for round_no in range(30):
+    for round_no in range(10):
         # Short delays kill during start-up and schema creation too; longer ones mid-write.
         delay = rng.choice([0.0, 0.03, 0.08]) + rng.uniform(0.0, 0.25)
         acknowledged += _run_writer_and_kill(data, round_no * 1_000_000, delay)
@@ -239,7 +241,7 @@ def test_kill_9_never_corrupts_or_loses_an_acknowledged_write(tmp_path: Path) ->
             conn = sqlite3.connect(data / "studytui.db")
             assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok", f"round {round_no}"
             conn.close()
-    assert len(acknowledged) > 100, "the writer barely ran; the test proves nothing"
+    assert len(acknowledged) > 35, "the writer barely ran; the test proves nothing"
 
     store = open_store(data)
     states = store.states()

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from studytui.calc.dtypes import peak_keys
 from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, load_catalog
 from studytui.calc.units import FieldError, format_flops_rate, format_rate
-from studytui.errors import UsageError
 
 
 @dataclass
@@ -118,15 +117,9 @@ class Ceilings:
 
 
 def _load_profile(accelerator: Accelerator, profile: str, data_dir) -> dict:
-    import importlib
+    from studytui.calc.profiles import measured_ceilings  # imported late: YAML parsing is not always needed
 
-    try:
-        profiles = importlib.import_module("studytui.calc.profiles")  # issue 7: measured ceilings
-    except ModuleNotFoundError as exc:
-        if exc.name == "studytui.calc.profiles":
-            raise UsageError("measured profiles are not available") from None
-        raise
-    return profiles.measured_ceilings(accelerator, profile, data_dir)
+    return measured_ceilings(accelerator, profile, data_dir)
 
 
 def resolve_ceilings(

@@ -313,6 +313,36 @@ def _load_valid(path: Path) -> dict[str, Any]:
     return data
 
 
+# Parsed profiles by file, with the (mtime, size) they were read at: calculators recompute on
+# every keystroke and a profile is ~100 KB of YAML, so each file is parsed once per change.
+_SUMMARIES: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+
+
+def _summary_of(path: Path) -> dict[str, Any]:
+    """What the calculators read from a valid profile file ("summary", "vendor" baselines,
+    "source" line, "evidence", "collectives"), as a copy the caller may keep."""
+    import copy
+
+    try:
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        stamp = None
+    cached = _SUMMARIES.get(path)
+    if stamp is None or cached is None or cached[0] != stamp:
+        data = _load_valid(path)
+        parsed = {
+            "summary": summarize(data), "vendor": _vendor_baselines(data), "source": _source(path, data),
+            "evidence": [_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+            "collectives": collective_table(data),
+        }
+        if stamp is not None:
+            _SUMMARIES[path] = (stamp, parsed)
+    else:
+        parsed = cached[1]
+    return copy.deepcopy(parsed)
+
+
 def _source(path: Path, profile: dict[str, Any]) -> str:
     runs = [r for r in profile.get("runs") or [] if isinstance(r, dict)]
     dates = sorted(str(r.get("date", ""))[:10] for r in runs if r.get("date"))
@@ -337,8 +367,8 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
             )
     else:
         path = _profile_path(profile)
-    data = _load_valid(path)
-    summary = summarize(data)
+    parsed = _summary_of(path)
+    summary, source = parsed["summary"], parsed["source"]
     if summary["mem_bw"] is None and not summary["peak_flops"]:
         raise UsageError(f"measured profile {path} has no accepted results")
     return {
@@ -347,7 +377,7 @@ def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | Non
         "link_bw_per_direction": summary["link_bw_per_direction"]["median"] if summary["link_bw_per_direction"] else None,
         "link_bw_by_gpus": {n: v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
         "link_gpus": min(summary["link_bw_by_gpus"]) if summary["link_bw_by_gpus"] else None,
-        "source": _source(path, data),
+        "source": source,
     }
 
 
@@ -412,9 +442,8 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
     path = find_profile(accelerator, data_dir)
     if path is None:
         return None
-    data = _load_valid(path)
-    summary = summarize(data)
-    vendor = _vendor_baselines(data)
+    parsed = _summary_of(path)
+    summary, vendor, source = parsed["summary"], parsed["vendor"], parsed["source"]
     measured: dict[str, Any] = {
         "peak_flops": {d: v["median"] for d, v in summary["peak_flops"].items() if v},
         "mem_bw": summary["mem_bw"]["median"] if summary["mem_bw"] else None,
@@ -437,13 +466,13 @@ def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> di
         "mem_bw": summary["mem_bw"],
         "link_bw_per_direction": summary["link_bw_per_direction"],
     }
-    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=_source(path, data),
-                evidence=[_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+    return dict(measured, ratios=ratios, vendor=vendor_out, spread=spread, source=source,
+                evidence=parsed["evidence"],
                 # String keys: the same in Python as after a JSON round trip (gpus --json).
                 link_bw_by_gpus={str(n): v["median"] for n, v in summary["link_bw_by_gpus"].items() if v},
                 collectives={
                     str(n): {op: {str(size): bw for size, bw in sizes.items()} for op, sizes in ops.items()}
-                    for n, ops in collective_table(data).items()
+                    for n, ops in parsed["collectives"].items()
                 })
 
 

@@ -175,13 +175,13 @@ def _entry_text(entry: Any):  # -> rich.text.Text
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    from studytui.study import continue_entry, progress_summary
+    from studytui.session import StudySession
 
     guide, store = _open(args)
     with store:
-        states = store.states()
+        session = StudySession(guide, store)
         # Showing is not studying: nothing is written, so asking again gives the same entry.
-        entry = continue_entry(guide, states)
+        entry = session.continue_entry()
     if args.json:
         from studytui.output import print_json
 
@@ -190,7 +190,7 @@ def cmd_next(args: argparse.Namespace) -> int:
     from studytui.output import console
 
     if entry is None:
-        s = progress_summary(guide, states)
+        s = session.summary
         _out(
             f"Nothing pending: {s.done} done, {s.skipped} skipped, {s.learning} still learning "
             f"of {plural(s.total, 'entry')}. See 'studytui progress'.\n"
@@ -271,13 +271,11 @@ def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
         raise UsageError(f"cannot read the edited note {path} ({exc.strerror or exc}); the note was not changed") from None
 
 
-def _section_note(args: argparse.Namespace, store: Any, section_id: str, writing: bool) -> int:
+def _section_note(args: argparse.Namespace, session: Any, section_id: str, writing: bool) -> int:
     """`note SECTION_ID ...`: the same verbs on the note that belongs to a whole section."""
-    old = store.get_section_note(section_id)
+    old = session.store.get_section_note(section_id)
     if not writing:
         _out_verbatim(old)
-        if sys.stdout.isatty() and old and not old.endswith("\n"):
-            _out("\n")
         return 0
     if args.text is not None:
         new = args.text
@@ -295,16 +293,17 @@ def _section_note(args: argparse.Namespace, store: Any, section_id: str, writing
             temp.unlink(missing_ok=True)
             _out(f"{section_id}: note unchanged\n")
             return 0
-        current = store.get_section_note(section_id)
-        if current != old:  # written elsewhere while the editor was open: keep both
-            new = f"{current}\n\n--- studytui: conflicting note (from the editor) ---\n{new}"
-            _err(f"The note on {section_id} changed while the editor was open; both versions were kept.\n")
-        store.set_section_note(section_id, new)
+        try:
+            kept_both = session.write_section_note(section_id, new, base=old)
+        except StudyError as exc:
+            raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
         temp.unlink(missing_ok=True)
-        _out(f"{section_id}: section note saved ({len(new)} characters)\n")
+        if kept_both:
+            _err(f"The note on {section_id} changed while the editor was open; both versions were kept.\n")
+        _out(f"{section_id}: section note saved ({plural(len(session.store.get_section_note(section_id)), 'character')})\n")
         return 0
-    store.set_section_note(section_id, new)
-    _out(f"{section_id}: section note saved ({len(new)} characters)\n")
+    session.write_section_note(section_id, new, base=old)
+    _out(f"{section_id}: section note saved ({plural(len(new), 'character')})\n")
     return 0
 
 
@@ -316,12 +315,15 @@ def cmd_note(args: argparse.Namespace) -> int:
     writing = args.stdin == "-" or args.text is not None or args.append is not None or args.edit
     if args.stdin == "-" and (args.text is not None or args.append is not None or args.edit):
         raise UsageError("'-' cannot be combined with --text, --append or --edit")
+    from studytui.session import StudySession
+
     guide, store = _open(args)
     with store:
+        session = StudySession(guide, store)  # the same note rules as the app
         entry = guide.get(args.id)
         section = None if entry is not None else next((s for s in guide.sections if s.id == args.id), None)
         if section is not None:
-            return _section_note(args, store, section.id, writing)
+            return _section_note(args, session, section.id, writing)
         if not writing:
             if entry is None:
                 # An orphan's note can still be read: that is how a learner gets it back.
@@ -331,17 +333,14 @@ def cmd_note(args: argparse.Namespace) -> int:
             else:
                 note = store.get_note(entry.id)
             _out_verbatim(note)
-            if sys.stdout.isatty():
-                if not note:
-                    _err(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
-                elif not note.endswith("\n"):
-                    _out("\n")
+            if not note and sys.stdout.isatty():
+                _err(f"(no note for '{args.id}' yet; add one with: studytui note {args.id} --edit)\n")
             return 0
         entry = resolve_entry(guide, args.id)
         if args.text is not None:
-            store.set_note(entry.id, args.text)
+            change = session.write_note(entry.id, args.text)
         elif args.append is not None:
-            store.append_note(entry.id, args.append)
+            change = session.append_note(entry.id, args.append)
         elif args.stdin == "-":
             text = _read_stdin()
             if not text:
@@ -349,25 +348,26 @@ def cmd_note(args: argparse.Namespace) -> int:
                 raise UsageError(
                     f"standard input was empty; the note was not changed (to clear it: studytui note {entry.id} --text \"\")"
                 )
-            store.set_note(entry.id, text)
+            change = session.write_note(entry.id, text)
         else:
-            old = store.get_note(entry.id)
+            old = session.note_text(entry.id)
             new, temp = _edit_text(old, entry.id)
             if new == old:
                 temp.unlink(missing_ok=True)
                 _out(f"{entry.id}: note unchanged\n")
                 return 0
             try:
-                kept_both = store.save_edited_note(entry.id, old, new, source="the editor")
+                change = session.write_note(entry.id, new, base=old)
             except StudyError as exc:
                 raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
             temp.unlink(missing_ok=True)
-            if kept_both:
-                _err(
-                    f"The note on {entry.id} changed while the editor was open; both versions were kept "
-                    f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
-                )
-        chars = len(store.get_note(entry.id))
+        if change.conflicts:
+            how = "while the editor was open" if args.edit else "meanwhile"
+            _err(
+                f"The note on {entry.id} changed {how}; both versions were kept "
+                f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
+            )
+        chars = len(session.note_text(entry.id))
     _out(f"{entry.id}: note saved ({plural(chars, 'character')})\n")
     return 0
 
@@ -396,7 +396,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
     guide, store = _open(args)
     with store:
-        summary = progress_summary(guide, store.states())
+        summary = progress_summary(guide, store.states())  # with orphans, which the session leaves out
         practice = progress_practice(guide, store)
     if args.json:
         from studytui.output import print_json
@@ -707,8 +707,10 @@ def cmd_history(args: argparse.Namespace) -> int:
     with store:
         entry_id = _history_id(guide, store, args.id)
         if args.restore is not None:
+            from studytui.session import StudySession
+
             versions = store.note_history(entry_id)
-            changed = store.restore_note(entry_id, args.restore)
+            changed = bool(StudySession(guide, store).restore_note(entry_id, args.restore))
             if args.json:
                 from studytui.output import print_json
 

@@ -42,10 +42,8 @@ class CheckReport:
 
 
 def _profile_problems(content_dir: Path) -> list[str]:
-    try:
-        from studytui.calc.profiles import check_profiles
-    except ImportError:
-        return []
+    from studytui.calc.profiles import check_profiles
+
     return list(check_profiles(content_dir))
 
 

@@ -538,24 +538,6 @@ class Store:
         ).fetchone()
         return None if row is None else _event_data(row[0]).get("text")
 
-    def save_edited_note(self, entry_id: str, base: str, text: str, source: str = "the editor") -> bool:
-        """Save `text`, edited from `base`, without overwriting a change made meanwhile.
-
-        If the stored note is still `base`, `text` replaces it. If someone else saved the note while
-        it was being edited, both are kept (see `merge_notes`, a marker line naming `source`).
-        Returns True when the stored note is not exactly `text` (the learner should look).
-        """
-        _check_id(entry_id)
-        check_text(text)
-        with self._writing() as conn:
-            current = self._get(conn, entry_id) or EntryProgress(entry_id)
-            if current.note == base:
-                self._write_note(conn, entry_id, lambda old: text)
-                return False
-            merged, _ = merge_notes(current.note, current.note_updated_at, text, self._clock(), source)
-            self._write_note(conn, entry_id, lambda old: merged)
-            return merged != text
-
     def _note_history(self, conn: sqlite3.Connection, entry_id: str) -> list[NoteVersion]:
         rows = conn.execute(
             "SELECT at, data FROM events WHERE entry_id = ? AND kind = 'note' ORDER BY at, id", (entry_id,)

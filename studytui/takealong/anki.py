@@ -67,11 +67,9 @@ def met_problems(guide: Any, store: Any, warnings: list[str] | None = None) -> l
     a variant whose problem is gone from the content, or whose calculator refuses it, is left
     out with a warning.
     """
-    try:
-        from studytui.practice.grading import expected
-        from studytui.practice.loader import load_problems
-    except ImportError:  # a build without the practice feature
-        return []
+    from studytui.practice.grading import expected
+    from studytui.practice.loader import load_problems
+
     attempts = store.attempts() if hasattr(store, "attempts") else []
     if not attempts:
         return []

@@ -12,6 +12,7 @@ import re
 import shlex
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 from studytui.errors import StudyError, UsageError
 
@@ -70,6 +71,23 @@ def _one_line_formatter():
     return OneLine()
 
 
+def quiet_closed_loop(previous: Callable[[Any], object]) -> Callable[[Any], object]:
+    """An unraisable-exception hook that drops one kind of shutdown noise.
+
+    When the server stops while a tab is open, textual-serve's pipe to that tab's app can be
+    garbage-collected after aiohttp closed the event loop; its destructor then fails with "Event
+    loop is closed", and Python prints that as a traceback after "server stopped". Nothing is
+    lost (the app saves its note on the way out); anything else still reaches `previous`."""
+
+    def hook(unraisable: Any) -> object:
+        exc = unraisable.exc_value
+        if isinstance(exc, RuntimeError) and str(exc) == "Event loop is closed" and "Transport" in repr(unraisable.object):
+            return None
+        return previous(unraisable)
+
+    return hook
+
+
 def serve(host: str, port: int, data_dir: str | None, content: str | None) -> int:
     check_port(port)
     try:
@@ -125,6 +143,7 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None) -> in
             sys.stdout.flush()
 
     server = StudyServer(command, host=host, port=port, title="studytui", public_url=url)
+    sys.unraisablehook = quiet_closed_loop(sys.unraisablehook)
     try:
         server.serve()
     except OSError as exc:

@@ -578,9 +578,10 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
             raise UsageError(f"{shown(root)}: {shown(exc)}; nothing was changed") from None
     late: list[dict[str, Any]] = []
     for entry_id, seen, text in replace:
-        # Another studytui may have saved this note since we read it: then merge instead of replacing.
-        if store.get_note(entry_id) == seen:
-            store.set_note(entry_id, text)
+        # Another studytui may have saved this note since we read it: then merge instead of
+        # replacing (compare-and-set, one transaction).
+        written, _ = store.replace_note(entry_id, seen, text)
+        if written:
             report.notes_replaced += 1
         else:
             late.append({"entry_id": entry_id, "state": "pending", "note": text, "note_updated_at": None})

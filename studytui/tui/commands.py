@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Callable, Iterator, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from studytui.study import continue_entry
 
 if TYPE_CHECKING:
     from studytui.guide.model import Entry
@@ -33,7 +32,7 @@ class StudyCommands(Provider):
         app = self.study_app
         # From where the learner really is (what they last marked or opened), not from wherever
         # a `/` jump left the cursor: the same entry `studytui next` shows.
-        upcoming = continue_entry(app.guide, app.progress)
+        upcoming = app.session.continue_entry()
         if upcoming is not None:
             yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), "The first pending entry from where you are")
         for section in app.guide.sections:

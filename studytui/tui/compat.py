@@ -60,3 +60,13 @@ def screen_lines(app: "App[Any]") -> list[Any]:
 def notifications(app: "App[Any]") -> "list[Notification]":
     """Notifications currently shown or queued."""
     return list(app._notifications)
+
+
+def set_pilot_idle_slice(seconds: float) -> None:
+    """Tests: the slice Textual's Pilot watches the process for before calling it idle (after
+    every key and pause). Textual uses 20 ms; two slices per key were most of the app tests'
+    waiting. Idle still means a whole slice with (almost) no CPU spent."""
+    import textual._wait as wait
+
+    wait.SLEEP_GRANULARITY = seconds
+    wait.SLEEP_IDLE = seconds / 20  # the same share of the slice as Textual's own

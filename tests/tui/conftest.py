@@ -9,10 +9,16 @@ import pytest
 
 from studytui.guide.model import Guide
 from studytui.store import Store, open_store
+from studytui.tui import compat
 from studytui.tui.app import StudyApp
 from studytui.tui.registry import build_registry
 
 from .support import DESKTOP_ENV, TODAY, build_guide
+
+# Pilot calls the app idle after a 10 ms slice with no work instead of Textual's 20 ms: each key
+# and pause waits at least one slice, and that waiting was a third of the app tests' time. Tests
+# that need a state wait for it (support.wait_until), not for idleness.
+compat.set_pilot_idle_slice(0.01)
 
 
 @pytest.fixture

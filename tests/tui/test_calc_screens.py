@@ -98,8 +98,9 @@ async def type_into(pilot, screen: CalculatorScreen, field: str, text: str) -> N
     control = screen.form.rows[field].control
     assert isinstance(control, Input)
     control.focus()
-    control.value = ""
-    await pilot.press(*text)
+    # Set as one edit (a paste): every-keystroke recompute has its own test, and a key per
+    # character would render the screen once per character.
+    control.value = text
     await pilot.pause()
 
 

@@ -92,3 +92,22 @@ async def test_screen_lines_and_notifications_for_tests():
         await pilot.pause()
         assert len(compat.screen_lines(app)) == 10
         assert [n.message for n in compat.notifications(app)] == ["hello there"]
+
+
+async def test_pilot_idle_slice_is_what_textual_waits_on(monkeypatch):
+    import textual._wait as wait
+
+    slept: list[float] = []
+
+    async def record(seconds: float) -> None:
+        slept.append(seconds)
+
+    monkeypatch.setattr(wait, "sleep", record)
+    before = (wait.SLEEP_GRANULARITY, wait.SLEEP_IDLE)
+    try:
+        compat.set_pilot_idle_slice(0.004)
+        assert (wait.SLEEP_GRANULARITY, wait.SLEEP_IDLE) == (0.004, 0.004 / 20)
+        await wait.wait_for_idle(0, max_sleep=0)  # what Pilot awaits after each key
+        assert slept and set(slept) == {0.004}
+    finally:
+        wait.SLEEP_GRANULARITY, wait.SLEEP_IDLE = before

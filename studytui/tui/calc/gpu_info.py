@@ -24,10 +24,8 @@ def available_dtypes(acc: Accelerator | None) -> list[str]:
 
 def measured_for(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """The measured profile summary for `acc`, or None when there is none (or it cannot be read)."""
-    try:
-        from studytui.calc.profiles import measured_summary
-    except ImportError:
-        return None
+    from studytui.calc.profiles import measured_summary
+
     try:
         return measured_summary(acc, data_dir)
     except (StudyError, OSError, ValueError, KeyError, TypeError):
