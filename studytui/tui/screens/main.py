@@ -163,7 +163,9 @@ class MainScreen(Screen[None]):
         practice = getattr(self.study_app, "practice_state", None)
         if practice is not None and practice.status_text():
             text += f"  │  {practice.status_text()}"
-        self.query_one("#status", Static).update(Content(text))
+        status = self.query_one("#status", Static)
+        if status.content != (line := Content(text)):
+            status.update(line, layout=False)  # one fixed line (studytui.tcss): its size never changes
 
     # --- showing things -----------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:

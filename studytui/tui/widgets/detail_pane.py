@@ -101,7 +101,10 @@ class DetailPane(VerticalScroll):
         return self.query_one("#detail-body", Markdown)
 
     def _set(self, widget_id: str, content: Content | str) -> None:
-        self.query_one(f"#{widget_id}", Static).update(content if isinstance(content, Content) else Content(content))
+        widget = self.query_one(f"#{widget_id}", Static)
+        new = content if isinstance(content, Content) else Content(content)
+        if widget.content != new:  # an update lays the whole screen out again: skip it when nothing changed
+            widget.update(new)
 
     def _show_entry_parts(self, visible: bool) -> None:
         for widget_id in ("detail-tags", "detail-url", "detail-progress", "note-panel"):
