@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,18 @@ SLOW = (
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # Longest first, so no worker is left with a long test at the end while the others idle.
     items.sort(key=lambda item: not item.nodeid.startswith(SLOW))
+
+
+# -- byte code for the command-line tests -----------------------------------------------------
+# Many tests run `python -m studytui.cli` in a subprocess. Where PYTHONDONTWRITEBYTECODE is set
+# (CI images often set it), each of those compiled the whole package from source again: 8 s of a
+# parallel run. Compile it once, into the usual __pycache__ folders (ignored by git), before the
+# workers start; reading byte code is allowed either way.
+def pytest_configure(config: pytest.Config) -> None:
+    if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
+        import compileall
+
+        compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "studytui"), quiet=2)
 
 
 # -- garbage collection ------------------------------------------------------------------------
