@@ -6,7 +6,7 @@ Prints the median of repeated runs for:
   and on a synthetic 5,000-entry database (in-process, warm OS cache, imports already done);
 - the same in a fresh process each time (interpreter start + imports + open + read);
 - the whole command `studytui progress --json`, as a process;
-- the import cost of sqlite3 and of sqlite_utils (kept off the read path), via `python -X importtime`;
+- the import cost of sqlite3 and of studytui.store, via `python -X importtime`;
 - `PRAGMA quick_check` alone (run by every open_store), on those databases and on one holding a
   44 MB note (the size of the largest imported note tried in hostile testing).
 
@@ -138,11 +138,7 @@ def main() -> None:
         print(f"    {label:12s} ({mb:6.1f} MB file)               {ms:7.2f} ms")
     print("import cost (python -X importtime, cumulative, median of 5):")
     print(f"    sqlite3                                     {import_cost_ms('sqlite3'):7.1f} ms")
-    print(f"    studytui.store (read path, no sqlite_utils) {import_cost_ms('studytui.store'):7.1f} ms")
-    print(f"    sqlite_utils (only when creating/migrating)  {import_cost_ms('sqlite_utils'):7.1f} ms")
-    check = subprocess.run([sys.executable, "-c", "import sys, studytui.store; "
-                            "sys.exit('sqlite_utils' in sys.modules)"])
-    print(f"  sqlite_utils imported by `import studytui.store`: {'yes' if check.returncode else 'no'}")
+    print(f"    studytui.store                              {import_cost_ms('studytui.store'):7.1f} ms")
 
 
 if __name__ == "__main__":

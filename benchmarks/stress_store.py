@@ -29,7 +29,6 @@ from pathlib import Path
 WRITER = r"""
 import os, sys
 from studytui.store import open_store
-import sqlite_utils  # loaded before "ready", so the kill delay times the writes, not start-up
 data, fd, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.write(fd, b"ready\n")
 store = open_store(data)

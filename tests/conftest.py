@@ -63,6 +63,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: not item.nodeid.startswith(SLOW))
 
 
+# -- test ids --------------------------------------------------------------------------------
+# Hostile-input tests take huge or odd values as parameters. Left to pytest, a 9 MiB value became
+# a 9 MiB test id, escaped at every collection and sent between the workers and the controller in
+# every report. Long values get a short id: their start, their length and a digest (unique).
+LONGEST_ID = 40
+
+
+def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str) -> str | None:
+    if isinstance(val, (str, bytes)) and len(val) > LONGEST_ID:
+        import hashlib
+
+        raw = val.encode("utf-8", "surrogatepass") if isinstance(val, str) else val
+        head = raw[:20].decode("ascii", "backslashreplace").encode("unicode_escape").decode("ascii")
+        return f"{head}...{len(val)}-{hashlib.sha1(raw).hexdigest()[:8]}"
+    return None
+
+
 # -- byte code for the command-line tests -----------------------------------------------------
 # Many tests run `python -m studytui.cli` in a subprocess. Where PYTHONDONTWRITEBYTECODE is set
 # (CI images often set it), each of those compiled the whole package from source again: 8 s of a

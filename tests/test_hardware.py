@@ -142,6 +142,32 @@ def test_user_accelerator_from_data_dir(isolated_data_dir: Path) -> None:
     assert "h200-sxm" in catalog.ids()
 
 
+def test_the_catalog_is_read_again_when_a_file_changes(isolated_data_dir: Path, tmp_path: Path, monkeypatch) -> None:
+    """Parsed files are kept between calls, but a changed built-in or user file is read again."""
+    import shutil
+
+    from studytui.calc.hardware import builtin_hardware_dir
+
+    content = tmp_path / "content"
+    shutil.copytree(builtin_hardware_dir(), content / "hardware")
+    monkeypatch.setenv("STUDYTUI_CONTENT_DIR", str(content))
+    first = load_catalog()
+    assert load_catalog() is first  # unchanged files: the same catalog, nothing parsed again
+    nvidia = content / "hardware" / "nvidia.yaml"
+    nvidia.write_text(nvidia.read_text().replace("name: NVIDIA H200 SXM 141GB", "name: NVIDIA H200 SXM (edited)", 1))
+    assert load_catalog().get("h200-sxm").name == "NVIDIA H200 SXM (edited)"
+    (isolated_data_dir / "hardware").mkdir()
+    (isolated_data_dir / "hardware" / "mine.yaml").write_text(
+        "- id: my-gpu\n  name: My GPU\n  peak_tflops: {bf16: 100}\n  memory_bw_tbs: 1.0\n"
+    )
+    assert load_catalog().get("my-gpu").peak_flops == {"bf16": 100e12}
+    # A different size: two writes within one clock tick are told apart by their sizes.
+    (isolated_data_dir / "hardware" / "mine.yaml").write_text(
+        "- id: my-gpu\n  name: My GPU\n  peak_tflops: {bf16: 2000}\n  memory_bw_tbs: 1.0\n"
+    )
+    assert load_catalog().get("my-gpu").peak_flops == {"bf16": 2000e12}
+
+
 def test_broken_user_file_is_one_line_usage_error(isolated_data_dir: Path) -> None:
     (isolated_data_dir / "hardware").mkdir()
     (isolated_data_dir / "hardware" / "bad.yaml").write_text("- id: x\n  name: X\n  peak_tflops: {bf16: -1}\n  memory_bw_tbs: 1\n")

@@ -215,3 +215,32 @@ def test_v3_drops_the_unused_note_index(tmp_path) -> None:
     assert not {n for n in names if n.startswith("entries_fts") or n in ("entries_ai", "entries_ad", "entries_au")}
     assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
     conn.close()
+
+
+def test_version_1_is_created_exactly_as_sqlite_utils_created_it() -> None:
+    """Stores made before and after studytui wrote its own statements hold the same schema."""
+    import json
+
+    from studytui.store.schema import FTS_TOKENIZER, create_v1
+
+    recorded = json.loads((Path(__file__).parent / "data" / "schema-v1.json").read_text())["rows"]
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    create_v1(conn)
+    made = [list(row) for row in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name")]
+    # The tokenizer option follows the SQLite version (remove_diacritics 2 needs 3.27).
+    expected = [[t, n, tbl, sql.replace("porter unicode61 remove_diacritics 2", FTS_TOKENIZER) if sql else sql]
+                for t, n, tbl, sql in recorded]
+    assert made == expected
+
+
+def test_creating_a_store_loads_no_library_beyond_the_standard_one(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from studytui.store import open_store; s = open_store(sys.argv[1]); "
+        "s.set_state('roofline-paper', 'done'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlite_utils', 'click', 'yaml')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

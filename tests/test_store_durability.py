@@ -192,7 +192,6 @@ def test_a_held_lock_gives_a_clear_message_and_changes_nothing(tmp_path: Path, m
 WRITER = r"""
 import os, sys
 from studytui.store import open_store
-import sqlite_utils  # imported by the first write anyway; loaded before "ready" so delays time the writes
 data, fd, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.write(fd, b"ready\n")
 store = open_store(data)

@@ -336,6 +336,7 @@ def user_hardware_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 
 _CACHE: dict[tuple, Catalog] = {}
+_BUILTIN: dict[tuple, list[Accelerator]] = {}
 
 
 def _fingerprint(directory: Path) -> tuple:
@@ -346,20 +347,33 @@ def _fingerprint(directory: Path) -> tuple:
     return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
 
 
+def _builtin_accelerators(builtin: Path, files: tuple) -> list[Accelerator]:
+    """The shipped accelerators, parsed once per file state (each data directory, so each test
+    and each `--data-dir`, used to parse them again)."""
+    key = (str(builtin), files)
+    cached = _BUILTIN.get(key)
+    if cached is None:
+        cached = []
+        for path in sorted(builtin.glob("*.yaml"), key=lambda p: (p.name != "nvidia.yaml", p.name)):
+            for entry in _entries(_load_yaml(path), path):
+                cached.append(accelerator_from_dict(entry, "content"))
+        _BUILTIN.clear()
+        _BUILTIN[key] = cached
+    return cached
+
+
 def load_catalog(data_dir: str | os.PathLike[str] | None = None) -> Catalog:
     """Built-in accelerators plus the user's (`<data dir>/hardware/*.yaml`). Cached per file state."""
     builtin = builtin_hardware_dir()
     user = user_hardware_dir(data_dir)
-    key = (str(builtin), str(user), _fingerprint(user))
+    user_files = _fingerprint(user)
+    key = (str(builtin), _fingerprint(builtin), str(user), user_files)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    accelerators: list[Accelerator] = []
-    for path in sorted(builtin.glob("*.yaml"), key=lambda p: (p.name != "nvidia.yaml", p.name)):
-        for entry in _entries(_load_yaml(path), path):
-            accelerators.append(accelerator_from_dict(entry, "content"))
+    accelerators = list(_builtin_accelerators(builtin, key[1]))
     if user.is_dir():
-        for name, _mtime, _size in key[2]:
+        for name, _mtime, _size in user_files:
             path = user / name
             for entry in _entries(_load_yaml(path), path):
                 accelerators.append(accelerator_from_dict(entry, str(path)))

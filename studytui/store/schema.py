@@ -5,8 +5,8 @@ Before migrating a database that already holds data, the whole file is copied (S
 backup, so the WAL is included) to `NAME.backup-vOLD-TIMESTAMP`; then every pending migration and
 the version bump run in one transaction, so a crash or an error leaves the old version intact.
 
-sqlite-utils builds the tables and the full-text index. It costs ~100 ms to import, so it is
-imported here, only when a schema is created or migrated, never on the read path.
+Migrations are plain SQL statements: nothing beyond the standard library runs when a store is
+created or migrated.
 """
 
 from __future__ import annotations
@@ -24,46 +24,66 @@ Migration = Callable[[sqlite3.Connection], None]
 FTS_TOKENIZER = "porter unicode61 remove_diacritics " + ("2" if sqlite3.sqlite_version_info >= (3, 27) else "1")
 
 
-def _database(conn: sqlite3.Connection):  # -> sqlite_utils.Database
-    import sqlite_utils
-
-    # recursive_triggers is harmless for us; plugins are skipped so nothing foreign runs here.
-    return sqlite_utils.Database(conn, execute_plugins=False)
+# Version 1, as first created (by sqlite-utils, whose statements these are, kept byte for byte so
+# that files created before and after read the same; a test compares them). Plain statements:
+# creating a store no longer imports a library that took longer to load than the rest of it.
+V1_STATEMENTS = (
+    """CREATE TABLE "entries" (
+   "id" INTEGER PRIMARY KEY,
+   "entry_id" TEXT NOT NULL,
+   "state" TEXT NOT NULL DEFAULT 'pending',
+   "state_changed_at" TEXT,
+   "last_opened_at" TEXT,
+   "note" TEXT NOT NULL DEFAULT '',
+   "note_updated_at" TEXT
+)""",
+    """CREATE UNIQUE INDEX "idx_entries_entry_id"
+    ON "entries" ("entry_id")""",
+    # The full-text index over notes (dropped again in v3).
+    f"""CREATE VIRTUAL TABLE "entries_fts" USING FTS5 (
+    "note",
+    tokenize='{FTS_TOKENIZER}',
+    content="entries"
+)""",
+    """CREATE TRIGGER "entries_ai" AFTER INSERT ON "entries" BEGIN
+  INSERT INTO "entries_fts" (rowid, "note") VALUES (new.rowid, new."note");
+END""",
+    """CREATE TRIGGER "entries_ad" AFTER DELETE ON "entries" BEGIN
+  INSERT INTO "entries_fts" ("entries_fts", rowid, "note") VALUES('delete', old.rowid, old."note");
+END""",
+    """CREATE TRIGGER "entries_au" AFTER UPDATE ON "entries" BEGIN
+  INSERT INTO "entries_fts" ("entries_fts", rowid, "note") VALUES('delete', old.rowid, old."note");
+  INSERT INTO "entries_fts" (rowid, "note") VALUES (new.rowid, new."note");
+END""",
+    """CREATE TABLE "section_notes" (
+   "section_id" TEXT PRIMARY KEY,
+   "note" TEXT NOT NULL DEFAULT '',
+   "updated_at" TEXT
+)""",
+    """CREATE TABLE "events" (
+   "id" INTEGER PRIMARY KEY,
+   "at" TEXT NOT NULL,
+   "kind" TEXT NOT NULL,
+   "entry_id" TEXT,
+   "section_id" TEXT,
+   "data" TEXT NOT NULL DEFAULT '{}'
+)""",
+    """CREATE INDEX "idx_events_entry_id"
+    ON "events" ("entry_id")""",
+    """CREATE TABLE "ui_state" (
+   "key" TEXT PRIMARY KEY,
+   "value" TEXT NOT NULL
+)""",
+    """CREATE TABLE "meta" (
+   "key" TEXT PRIMARY KEY,
+   "value" TEXT
+)""",
+)
 
 
 def create_v1(conn: sqlite3.Connection) -> None:
-    db = _database(conn)
-    db["entries"].create(
-        {
-            "id": int,  # explicit integer key (it was the rowid of a full-text index, dropped in v3)
-            "entry_id": str,
-            "state": str,
-            "state_changed_at": str,
-            "last_opened_at": str,
-            "note": str,
-            "note_updated_at": str,
-        },
-        pk="id",
-        not_null={"entry_id", "state", "note"},
-        defaults={"state": "pending", "note": ""},
-    )
-    db["entries"].create_index(["entry_id"], unique=True)
-    db["entries"].enable_fts(["note"], create_triggers=True, tokenize=FTS_TOKENIZER)
-    db["section_notes"].create(
-        {"section_id": str, "note": str, "updated_at": str},
-        pk="section_id",
-        not_null={"note"},
-        defaults={"note": ""},
-    )
-    db["events"].create(
-        {"id": int, "at": str, "kind": str, "entry_id": str, "section_id": str, "data": str},
-        pk="id",
-        not_null={"at", "kind", "data"},
-        defaults={"data": "{}"},
-    )
-    db["events"].create_index(["entry_id"])
-    db["ui_state"].create({"key": str, "value": str}, pk="key", not_null={"value"})
-    db["meta"].create({"key": str, "value": str}, pk="key")
+    for statement in V1_STATEMENTS:
+        conn.execute(statement)
 
 
 def create_v2(conn: sqlite3.Connection) -> None:

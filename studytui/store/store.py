@@ -8,8 +8,8 @@ Durability rules, and why:
 - a damaged file is never written to, replaced or deleted: it is left where it is and the error
   names it, so the learner (or a backup tool) still has every byte.
 
-The read path uses only the standard library's sqlite3; sqlite-utils is imported lazily by
-`schema.py` when a database is created or migrated.
+Only the standard library's sqlite3 is used, on the read path and when a database is created or
+migrated (`schema.py` holds the statements).
 """
 
 from __future__ import annotations

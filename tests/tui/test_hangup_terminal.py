@@ -71,7 +71,7 @@ def test_closing_the_terminal_while_typing_saves_the_note_and_exits(tmp_path, tm
         tmux("send-keys", "-t", session, "-l", "typed just before the window closed")
         deadline = time.monotonic() + 20
         while "typed just before" not in tmux("capture-pane", "-t", session, "-p"):
-            assert time.monotonic() < deadline, "the typing never showed"
+            assert time.monotonic() < deadline, "the typing never showed:\n" + tmux("capture-pane", "-t", session, "-p")
             time.sleep(0.05)
         tmux("kill-session", "-t", session)
         assert _gone(pid), "the app outlived its terminal"

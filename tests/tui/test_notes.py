@@ -357,3 +357,22 @@ async def test_h_lists_the_note_versions_and_restores_one(make_app, store):
         assert "third thoughts" in screen_text(app)
         await pilot.press("escape")
     assert store.get_note("roofline") == "first thoughts"
+
+
+async def test_the_editor_opened_at_once_at_80x24_is_in_view(make_app):
+    """`e` pressed while the entry's details are still arriving: the editor ends up in view (it
+    was scrolled to before its first layout and stayed below the fold, focused but unseen)."""
+    from studytui.guide.loader import load_guide
+
+    app = make_app(guide=load_guide())  # the real guide: its summaries fill an 80x24 pane
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("e")
+        editor = app.screen.query_one(NoteEditor)
+        pane = app.screen.query_one("#detail")
+
+        def in_view() -> bool:
+            return editor.has_focus and editor.region.height > 0 and pane.region.contains_region(editor.region)
+
+        assert await wait_until(pilot, in_view), (editor.region, pane.region, pane.scroll_y)
+        await pilot.press(*"typed")
+        assert "typed" in screen_text(app)

@@ -22,6 +22,7 @@ from studytui.practice.grading import miss_text
 from studytui.tui.format import visible_controls
 from studytui.tui.host import cursor_blink_of
 from studytui.tui.practice import PracticeState, practice_state, refresh_views
+from studytui.tui.widgets.footer import StudyFooter
 
 CALC_SCREEN = "calculators"
 
@@ -82,7 +83,7 @@ class PracticeScreen(Screen[None]):
                 yield answer
                 yield Static(id="practice-feedback")
                 yield Static(id="practice-solution")
-        yield Footer()
+        yield StudyFooter()
 
     def _option(self, problem_id: str) -> Option:
         last = self.practice.last_result(problem_id)

@@ -7,11 +7,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Markdown, OptionList, Static
+from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.guide.model import GlossaryTerm, Guide
 from studytui.tui.host import cursor_blink_of
+from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.inputs import OrderedInput
 
 
@@ -39,7 +40,7 @@ class GlossaryScreen(Screen[None]):
                 yield OrderedInput(placeholder="Filter terms", id="glossary-filter")
                 yield OptionList(*self._options(""), id="glossary-terms")
             yield Markdown(id="glossary-detail", open_links=False)
-        yield Footer()
+        yield StudyFooter()
 
     def _options(self, query: str) -> list[Option]:
         q = query.strip().lower()

@@ -14,9 +14,10 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.style import Style
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from studytui.commands.guide_diff import visible
+from studytui.tui.widgets.footer import StudyFooter
 
 
 class GuideChangesScreen(Screen[None]):
@@ -37,7 +38,7 @@ class GuideChangesScreen(Screen[None]):
         with VerticalScroll(id="guide-changes"):
             yield Static(self._yours(), id="guide-changes-yours")
             yield Static(self._list(), id="guide-changes-list")
-        yield Footer()
+        yield StudyFooter()
 
     def _yours(self) -> Content:
         bold = Style(bold=True)

@@ -18,6 +18,7 @@ from studytui.tui.compat import key_bindings
 from studytui.errors import StudyError
 from studytui.tui.format import fraction_bar, percent, short_timestamp
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
+from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ class MainScreen(Screen[None]):
             states = {entry_id: p.state for entry_id, p in app.progress.items()}
             yield GuideTree(app.guide, states, self._section_counts(), id="guide")
             yield DetailPane(app.draft, app.flush_note, cursor_blink=app.cursor_blink, id="detail")
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         # Immediate: the rows and the status line are redrawn in the same frame as the change.

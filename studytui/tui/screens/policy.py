@@ -6,9 +6,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from studytui.guide.model import Guide
+from studytui.tui.widgets.footer import StudyFooter
 
 
 class PolicyScreen(Screen[None]):
@@ -28,7 +29,7 @@ class PolicyScreen(Screen[None]):
         text += "\n\n**Every performance claim states:** " + ", ".join(policy.claim_fields)
         with VerticalScroll(id="policy-scroll"):
             yield Markdown(text, id="policy-text", open_links=False)
-        yield Footer()
+        yield StudyFooter()
 
     def action_close(self) -> None:
         """Esc: the one close action every screen has."""

@@ -88,6 +88,12 @@ class NoteEditor(InOrderBindings, TextArea):
     def on_blur(self, event: events.Blur) -> None:
         self.post_message(self.Left())
 
+    def on_resize(self, event: events.Resize) -> None:
+        # Opened, the editor is scrolled into view before its first layout, when its place is
+        # not known yet; at 80x24 it then stayed below the fold with the focus in it.
+        if self.has_focus:
+            self.scroll_visible(animate=False)
+
 
 class NotePanel(Vertical):
     """Preview plus (while editing) the editor for one entry's note."""
