@@ -38,7 +38,10 @@ class ArgumentParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
+    """The whole parser; given the command line, a command group may leave out the details of
+    commands it does not name (the calculators' hundred flags, when the command is not `calc`)."""
+    named = None if argv is None else frozenset(argv)
     parser = ArgumentParser(
         prog="studytui",
         description=(
@@ -54,7 +57,7 @@ def build_parser() -> ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     for name in COMMAND_MODULES:
         # Every group ships with the package: a missing one is a packaging error, never hidden.
-        importlib.import_module(name).register(sub)
+        importlib.import_module(name).register(sub, named)
     return parser
 
 
@@ -84,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     console.cache_clear()  # each run sizes its output for the terminal (COLUMNS, NO_COLOR) as it is now
     args = _app_only_args(argv)
     if args is None:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
     if args.command is not None and getattr(args, "app_readme", None):
         sys.stderr.write("studytui: error: --readme opens the app on what changed in the guide; "
                          "with a command, use 'studytui guide diff FILE' instead\n")

@@ -178,3 +178,26 @@ def test_open_watchlist_item_without_url(capsys):
 def test_module_entry_point_runs_without_traceback():
     proc = subprocess.run([sys.executable, "-m", "studytui.cli", "show", "nope"], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_the_calculators_parsers_are_built_only_for_calc(capsys):
+    """Start-up: a command other than `calc` does not build the calculators' flags; `calc` and
+    the top-level help still have everything."""
+    import argparse
+
+    from studytui.cli import build_parser
+
+    def calc_parser(parser):
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return commands.choices["calc"]
+
+    assert calc_parser(build_parser(["progress"])).description is None  # a name and its help only
+    assert "roofline" in calc_parser(build_parser(["calc", "roofline"])).format_help()
+    assert "roofline" in calc_parser(build_parser()).format_help()
+    for argv, shown in ((["--help"], "gpus"), (["calc", "roofline", "--help"], "--gpu")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 0 and shown in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main(["--data-dir", "calc", "calc", "nosuch"])
+    assert stop.value.code == 2 and "nosuch" in capsys.readouterr().err

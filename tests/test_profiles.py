@@ -125,6 +125,21 @@ def test_check_profiles_with_no_folder_is_empty(tmp_path: Path) -> None:
     assert check_profiles(tmp_path) == []
 
 
+def test_check_profiles_reports_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    folder = tmp_path / "hardware" / "measured"
+    folder.mkdir(parents=True)
+    (folder / "x.yaml").write_bytes(b"schema: \xff\xfe\n")
+    assert check_profiles(tmp_path) == [f"{folder / 'x.yaml'}:1: cannot read (not UTF-8 text)"]
+
+
+def test_check_profiles_checks_a_changed_file_again(shipped: dict, tmp_path: Path) -> None:
+    _write_content(tmp_path, shipped)
+    assert check_profiles(tmp_path / "content") == []
+    path = next((tmp_path / "content" / "hardware" / "measured").glob("*.yaml"))
+    path.write_text(path.read_text().replace("schema:", "schema_typo:", 1))
+    assert any("schema" in p for p in check_profiles(tmp_path / "content"))
+
+
 # -- ceilings ------------------------------------------------------------------------------------
 def test_measured_ceilings_are_the_median_over_runs(shipped: dict) -> None:
     ceilings = measured_ceilings("h200-sxm", "measured")

@@ -161,30 +161,50 @@ def _line_of(node: Any, path: tuple[Any, ...]) -> int:
 
 def check_profiles(content_dir: str | Path) -> list[str]:
     """'FILE:LINE: message' for every problem in the measured profiles under content_dir."""
-    import yaml
-
     folder = Path(content_dir) / "hardware" / "measured"
     problems: list[str] = []
     if not folder.is_dir():
         return problems
     for path in sorted(folder.glob("*.y*ml")):
         try:
-            text = path.read_text(encoding="utf-8")
-            loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-            node = yaml.compose(text, Loader=loader)
-            data = yaml.load(text, Loader=loader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problems.append(f"{path}:{mark.line + 1 if mark else 1}: not valid YAML")
-            continue
+            stat = path.stat()
         except OSError as exc:
             problems.append(f"{path}:1: cannot read ({exc.strerror})")
             continue
-        for where, message in _problems(data):
-            problems.append(f"{path}:{_line_of(node, where)}: {message}")
-        if isinstance(data, dict) and isinstance(data.get("accelerator"), str) and data["accelerator"] != path.stem:
-            problems.append(f"{path}:{_line_of(node, ('accelerator',))}: accelerator '{data['accelerator']}' does not match the file name")
+        key = (str(path), stat.st_mtime_ns, stat.st_size)
+        found = _CHECKED.get(key)
+        if found is None:
+            found = _check_profile(path)
+            _CHECKED[key] = found
+        problems.extend(found)
     return problems
+
+
+# Problems found per profile file state: `check` and the tests check the same 90 KB files often.
+_CHECKED: dict[tuple[str, int, int], tuple[str, ...]] = {}
+
+
+def _check_profile(path: Path) -> tuple[str, ...]:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        return (f"{path}:{mark.line + 1 if mark else 1}: not valid YAML",)
+    except OSError as exc:
+        return (f"{path}:1: cannot read ({exc.strerror})",)
+    except UnicodeDecodeError:
+        return (f"{path}:1: cannot read (not UTF-8 text)",)
+    found = list(_problems(data))
+    if isinstance(data, dict) and isinstance(data.get("accelerator"), str) and data["accelerator"] != path.stem:
+        found.append((("accelerator",), f"accelerator '{data['accelerator']}' does not match the file name"))
+    if not found:
+        return ()
+    node = yaml.compose(text, Loader=loader)  # positions, only to point at a problem
+    return tuple(f"{path}:{_line_of(node, where)}: {message}" for where, message in found)
 
 
 # -- ceilings ----------------------------------------------------------------------------------

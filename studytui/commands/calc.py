@@ -62,7 +62,20 @@ def _field_help(spec: Any) -> str:
     return text.replace("%", "%%")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+CALC_HELP = "calculators: roofline, gemm, transformer, collective, specdec, kv, memory, occupancy, tile"
+
+
+def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
+    """`calc` and `gpus`. `named`: the words of the command line, when known; without "calc"
+    among them the calculators' own parsers (most of the CLI's start-up cost) are not built."""
+    if named is None or "calc" in named:
+        _register_calc(subparsers)
+    else:
+        subparsers.add_parser("calc", help=CALC_HELP)
+    _register_gpus(subparsers)
+
+
+def _register_calc(subparsers: argparse._SubParsersAction) -> None:
     from studytui.calc.forms import CALCULATORS
 
     import textwrap
@@ -73,7 +86,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ]
     calc = subparsers.add_parser(
         "calc",
-        help="calculators: roofline, gemm, transformer, collective, specdec, kv, memory, occupancy, tile",
+        help=CALC_HELP,
         description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
         + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -107,6 +120,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--explain", action="store_true", help="print every formula with the numbers substituted")
         p.set_defaults(func=_run_calc, calc_name=name)
 
+
+def _register_gpus(subparsers: argparse._SubParsersAction) -> None:
     gpus = subparsers.add_parser(
         "gpus",
         help="list accelerators (vendor peaks) or show one with its sources",

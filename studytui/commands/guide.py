@@ -9,7 +9,7 @@ from typing import Any
 from studytui.errors import UsageError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     p = sub.add_parser("list", help="entries in guide order", description="List the guide's entries in order.")
     p.add_argument("--section", metavar="S", help="only this section (id, number such as 2, or title words)")
     p.add_argument("--json", action="store_true", help="machine-readable output")

@@ -16,7 +16,7 @@ DESCRIPTION = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     group = sub.add_parser("guide", help="follow the living guide (diff against a newer README)",
                            description="Commands that compare the shipped content with the guide upstream.")
     inner = group.add_subparsers(dest="guide_command", metavar="COMMAND", parser_class=type(group))

@@ -9,7 +9,7 @@ from pathlib import Path
 NEEDS_TORCH = "studytui measure needs PyTorch with CUDA: pip install -e '.[measure]'"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     parser = subparsers.add_parser(
         "measure",
         help="measure this machine's GPU (memory bandwidth, matrix throughput, collectives)",

@@ -25,7 +25,7 @@ USAGE = (
 )
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     p = sub.add_parser(
         "practice", help="practice problems graded by the calculators", usage=USAGE,
         description=(

@@ -18,7 +18,7 @@ from studytui.output import plural
 from studytui.state import STATE_VALUES as STATE_NAMES
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     p = sub.add_parser(
         "next", help="the next entry to study",
         description="Show the first pending entry in guide order from where you are: after the entry you "

@@ -15,7 +15,7 @@ from studytui.errors import UsageError
 FORMATS = ("anki", "vault")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     from studytui.takealong.serve import DEFAULT_HOST, DEFAULT_PORT
 
     p = sub.add_parser(

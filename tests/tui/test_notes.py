@@ -376,3 +376,31 @@ async def test_the_editor_opened_at_once_at_80x24_is_in_view(make_app):
         assert await wait_until(pilot, in_view), (editor.region, pane.region, pane.scroll_y)
         await pilot.press(*"typed")
         assert "typed" in screen_text(app)
+
+
+async def test_actions_asked_for_before_the_note_panel_is_mounted_run_once_it_is():
+    """The note panel is mounted after the first frame; `e` pressed before that is kept, not
+    dropped, and runs (in order) once the panel is there."""
+    from textual.app import App
+
+    from studytui.session import NoteDraft
+    from studytui.tui.widgets.detail_pane import DetailPane
+
+    ran: list[str] = []
+
+    class Host(App[None]):
+        def compose(self):
+            yield DetailPane(NoteDraft(), lambda: None, cursor_blink=False, id="detail")
+
+    app = Host()
+    async with app.run_test() as pilot:
+        pane = app.query_one(DetailPane)
+        assert not pane.ready
+        pane.when_ready(lambda: ran.append("first"))
+        pane.when_ready(lambda: ran.append("second"))
+        await pilot.pause()
+        assert ran == []
+        await pane.mount_rest()
+        assert pane.ready and ran == ["first", "second"]
+        pane.when_ready(lambda: ran.append("now"))  # once mounted: at once
+        assert ran == ["first", "second", "now"]

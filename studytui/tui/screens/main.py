@@ -318,9 +318,9 @@ class MainScreen(Screen[None]):
         self.study_app.say(f"Copied {link.url}", timeout=3)
 
     def action_edit_note(self) -> None:
-        if self._entry_or_hint() is None or not self.detail.ready:
+        if self._entry_or_hint() is None:
             return
-        self.detail.note_panel.start_editing()
+        self.detail.when_ready(lambda: self.detail.note_panel.start_editing())
 
     def on_note_editor_left(self, event: NoteEditor.Left) -> None:
         if self.is_current:
@@ -328,8 +328,10 @@ class MainScreen(Screen[None]):
 
     def action_edit_note_external(self) -> None:
         entry = self._entry_or_hint()
-        if entry is None or not self.detail.ready:
-            return
+        if entry is not None:
+            self.detail.when_ready(lambda: self._edit_externally(entry))
+
+    def _edit_externally(self, entry: Entry) -> None:
         panel = self.detail.note_panel
         if panel.editing:
             panel.stop_editing()

@@ -62,6 +62,7 @@ class DetailPane(VerticalScroll):
         self._cursor_blink = cursor_blink
         self.ready = False  # the deferred widgets are mounted
         self._replay: Callable[[], None] | None = None
+        self._when_ready: list[Callable[[], None]] = []
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-title")
@@ -88,6 +89,17 @@ class DetailPane(VerticalScroll):
         if self._replay is not None:
             replay, self._replay = self._replay, None
             replay()
+        pending, self._when_ready = self._when_ready, []
+        for callback in pending:
+            callback()
+
+    def when_ready(self, callback: Callable[[], None]) -> None:
+        """Run `callback` now, or once the body and note panel are mounted: a key pressed while
+        the first frame is on screen (`e` at once, or in a burst) is acted on, not dropped."""
+        if self.ready:
+            callback()
+        else:
+            self._when_ready.append(callback)
 
     @property
     def note_panel(self) -> NotePanel:
