@@ -44,6 +44,7 @@ AppFactory = Callable[..., StudyApp]
 @pytest.fixture
 def make_app(guide: Guide, store: Store) -> AppFactory:
     def factory(**kw: Any) -> StudyApp:
+        settled = kw.pop("settled", True)
         kw.setdefault("today", lambda: TODAY)
         kw.setdefault("environ", dict(DESKTOP_ENV))
         kw.setdefault("platform", "linux")
@@ -51,9 +52,32 @@ def make_app(guide: Guide, store: Store) -> AppFactory:
         # Built-in screens only: these tests (and snapshots) must not change when an optional
         # screen module (the calculators) changes; test_registry covers the real registry.
         kw.setdefault("registry", build_registry(plugin_modules=()))
-        return StudyApp(kw.pop("guide", guide), kw.pop("store", store), **kw)
+        app = StudyApp(kw.pop("guide", guide), kw.pop("store", store), **kw)
+        if settled:
+            _start_settled(app)
+        return app
 
     return factory
+
+
+def _start_settled(app: StudyApp) -> None:
+    """`app.run_test()` hands over the pilot once the main screen is whole, as a learner sees it:
+    the detail pane's body and note panel are mounted just after the first frame, and a test
+    that acted before then raced that (`make_app(settled=False)` tests that moment itself)."""
+    from contextlib import asynccontextmanager
+
+    from .support import wait_until
+
+    run_test = app.run_test
+
+    @asynccontextmanager
+    async def settled_run_test(*args: Any, **kwargs: Any):
+        async with run_test(*args, **kwargs) as pilot:
+            main = lambda: app.main_screen  # noqa: E731
+            assert await wait_until(pilot, lambda: main() is not None and main().detail.ready, timeout=30), "never settled"
+            yield pilot
+
+    app.run_test = settled_run_test  # type: ignore[method-assign]
 
 
 

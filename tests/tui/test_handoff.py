@@ -9,7 +9,7 @@ from studytui.tui.screens.main import MainScreen
 
 from studytui.tui.compat import notifications
 
-from .support import DESKTOP_ENV, HEADLESS_LINUX_ENV, SSH_ENV, screen_text
+from .support import DESKTOP_ENV, HEADLESS_LINUX_ENV, SSH_ENV, screen_text, wait_until
 
 URL = "https://example.org/roofline"
 OSC52 = "\x1b]52;c;" + base64.b64encode(URL.encode()).decode() + "\x07"
@@ -140,7 +140,8 @@ async def test_clicking_the_url_uses_the_same_rules(make_app):
     app = make_app(environ=dict(SSH_ENV))
     opened, written = record(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        # The link is mounted just after the first frame: wait for it, then click it.
+        assert await wait_until(pilot, lambda: bool(app.screen.query("#detail-url")) and app.screen.query_one("#detail-url").region.area > 0)
         await pilot.click("#detail-url")
         await pilot.pause()
         assert opened == [] and written == [OSC52]
@@ -160,7 +161,7 @@ async def test_note_links_go_through_the_one_hand_off_policy(make_app, store):
     app = make_app()
     opened, written = record(app)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        assert await wait_until(pilot, lambda: bool(app.screen.query("#note-preview")))
         preview = app.screen.query_one("#note-preview", Markdown)
         for href in ("%66ile:///etc/passwd", "%6Aavascript:alert%281%29", "ssh://host/", "/etc/passwd"):
             preview.post_message(Markdown.LinkClicked(preview, href))

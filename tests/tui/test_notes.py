@@ -20,11 +20,9 @@ from .support import screen_text, wait_until
 
 async def start_editing(app, pilot) -> NoteEditor:
     await pilot.pause()
-    await pilot.press("e")
-    await pilot.pause()
-    editor = app.screen.query_one(NoteEditor)
-    assert editor.has_focus
-    return editor
+    await pilot.press("e")  # acted on once the note panel is mounted (just after the first frame)
+    assert await wait_until(pilot, lambda: any(editor.has_focus for editor in app.screen.query(NoteEditor)))
+    return app.screen.query_one(NoteEditor)
 
 
 async def test_autosave_waits_for_a_quiet_second(make_app, store, monkeypatch):
@@ -364,7 +362,7 @@ async def test_the_editor_opened_at_once_at_80x24_is_in_view(make_app):
     was scrolled to before its first layout and stayed below the fold, focused but unseen)."""
     from studytui.guide.loader import load_guide
 
-    app = make_app(guide=load_guide())  # the real guide: its summaries fill an 80x24 pane
+    app = make_app(guide=load_guide(), settled=False)  # the real guide: its summaries fill an 80x24 pane
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("e")
         editor = app.screen.query_one(NoteEditor)
