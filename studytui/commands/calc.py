@@ -67,7 +67,8 @@ CALC_HELP = "calculators: roofline, gemm, transformer, collective, specdec, kv, 
 
 def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     """`calc` and `gpus`. `named`: the words of the command line, when known; without "calc"
-    among them the calculators' own parsers (most of the CLI's start-up cost) are not built."""
+    among them the calculators' own parsers (most of the time spent building the parser) are
+    not built."""
     if named is None or "calc" in named:
         _register_calc(subparsers)
     else:

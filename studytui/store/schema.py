@@ -24,9 +24,9 @@ Migration = Callable[[sqlite3.Connection], None]
 FTS_TOKENIZER = "porter unicode61 remove_diacritics " + ("2" if sqlite3.sqlite_version_info >= (3, 27) else "1")
 
 
-# Version 1, as first created (by sqlite-utils, whose statements these are, kept byte for byte so
-# that files created before and after read the same; a test compares them). Plain statements:
-# creating a store no longer imports a library that took longer to load than the rest of it.
+# Version 1's tables as SQL, written exactly as sqlite-utils generated them for this schema when it
+# built them, so files created before and after are identical (a test compares them). Creating a
+# store no longer imports a library that took longer to load than the rest of the store.
 V1_STATEMENTS = (
     """CREATE TABLE "entries" (
    "id" INTEGER PRIMARY KEY,
