@@ -97,8 +97,13 @@ def tmux() -> Iterator[Callable[..., str]]:
         pytest.skip("needs tmux")
     socket = f"studytui-test-{os.getpid()}-{id(object())}"
 
+    # The environment as Python sees it, passed explicitly. Left implicit, children get the C-level
+    # one, where something in the test process had put COLUMNS=80 and LINES=24 (readline does that
+    # when it is loaded), and the app in a "100x30" window drew itself at 80x24.
+    env = dict(os.environ)
+
     def run(*args: str) -> str:
-        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True).stdout
+        return subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True, env=env).stdout
 
     run("new-session", "-d", "-s", "keepalive", "sleep 3600")
     socket_path = run("display-message", "-p", "#{socket_path}").strip()
