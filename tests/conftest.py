@@ -55,6 +55,11 @@ SLOW = (
     "tests/tui/test_settings.py::test_palette_theme",
     "tests/tui/test_registry.py::test_a_registered_screen",
     "tests/test_guide_diff.py::test_random_removals",
+    "tests/test_calc_honest.py::test_every_calculator_is_finite",
+    "tests/test_check.py::test_clean_content_passes",
+    "tests/tui/test_flow.py::test_f1_shows",
+    "tests/test_store_safety.py::test_read_only_data_directory",
+    "tests/test_store_transfer.py::test_merging_keeps",
 )
 
 
