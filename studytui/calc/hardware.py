@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from studytui.errors import UsageError
+from studytui.filestate import file_stamp
 
 GIB = 2.0**30
 MIB = 2.0**20
@@ -344,7 +345,7 @@ def _fingerprint(directory: Path) -> tuple:
         files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml"))
     except OSError:
         return ()
-    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    return tuple((p.name, *(file_stamp(p) or (0, -1))) for p in files)
 
 
 def _builtin_accelerators(builtin: Path, files: tuple) -> list[Accelerator]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from studytui.errors import UsageError
+from studytui.filestate import PerFileState
 
 SCHEMA = "studytui-measured-profile/1"
 RUN_FIELDS = ("date", "hardware", "workload", "precision", "baseline", "correctness", "software", "results")
@@ -166,22 +167,12 @@ def check_profiles(content_dir: str | Path) -> list[str]:
     if not folder.is_dir():
         return problems
     for path in sorted(folder.glob("*.y*ml")):
-        try:
-            stat = path.stat()
-        except OSError as exc:
-            problems.append(f"{path}:1: cannot read ({exc.strerror})")
-            continue
-        key = (str(path), stat.st_mtime_ns, stat.st_size)
-        found = _CHECKED.get(key)
-        if found is None:
-            found = _check_profile(path)
-            _CHECKED[key] = found
-        problems.extend(found)
+        problems.extend(_CHECKED.get(path, _check_profile))
     return problems
 
 
 # Problems found per profile file state: `check` and the tests check the same 90 KB files often.
-_CHECKED: dict[tuple[str, int, int], tuple[str, ...]] = {}
+_CHECKED: PerFileState[tuple[str, ...]] = PerFileState()
 
 
 def _check_profile(path: Path) -> tuple[str, ...]:
@@ -333,9 +324,18 @@ def _load_valid(path: Path) -> dict[str, Any]:
     return data
 
 
-# Parsed profiles by file, with the (mtime, size) they were read at: calculators recompute on
-# every keystroke and a profile is ~100 KB of YAML, so each file is parsed once per change.
-_SUMMARIES: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}
+# Parsed profiles by file state: calculators recompute on every keystroke and a profile is
+# ~100 KB of YAML, so each file is parsed once per change.
+_SUMMARIES: PerFileState[dict[str, Any]] = PerFileState()
+
+
+def _summarize_file(path: Path) -> dict[str, Any]:
+    data = _load_valid(path)
+    return {
+        "summary": summarize(data), "vendor": _vendor_baselines(data), "source": _source(path, data),
+        "evidence": [_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
+        "collectives": collective_table(data),
+    }
 
 
 def _summary_of(path: Path) -> dict[str, Any]:
@@ -343,24 +343,7 @@ def _summary_of(path: Path) -> dict[str, Any]:
     "source" line, "evidence", "collectives"), as a copy the caller may keep."""
     import copy
 
-    try:
-        stat = path.stat()
-        stamp = (stat.st_mtime_ns, stat.st_size)
-    except OSError:
-        stamp = None
-    cached = _SUMMARIES.get(path)
-    if stamp is None or cached is None or cached[0] != stamp:
-        data = _load_valid(path)
-        parsed = {
-            "summary": summarize(data), "vendor": _vendor_baselines(data), "source": _source(path, data),
-            "evidence": [_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
-            "collectives": collective_table(data),
-        }
-        if stamp is not None:
-            _SUMMARIES[path] = (stamp, parsed)
-    else:
-        parsed = cached[1]
-    return copy.deepcopy(parsed)
+    return copy.deepcopy(_SUMMARIES.get(path, _summarize_file))
 
 
 def _source(path: Path, profile: dict[str, Any]) -> str:
