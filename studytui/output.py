@@ -31,18 +31,32 @@ def hyperlink(url: str, text: str | None = None) -> str:
     return f"\x1b]8;;{url}\x1b\\{label}\x1b]8;;\x1b\\"
 
 
-# C0 controls except tab and newline, DEL, C1 controls (0x9b is CSI on some terminals), and a
-# carriage return not ending a line (it would let text overwrite what is already on the line).
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
-_ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates): they
+# reorder the text after them on screen, so a name can read as something it is not.
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+# Every character studytui never passes to a terminal from data (a regex class body): C0 controls,
+# DEL, C1 controls (0x9b is CSI on some terminals) and the bidi controls. Shared with the app
+# (studytui.tui.format), so the CLI and the app escape the same characters the same way.
+CONTROLS = f"\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}"
+# All of them except tab and newline, and a carriage return not ending a line (it would let text
+# overwrite what is already on the line).
+_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI_CONTROLS}]|\r(?!\n)")
+_ANY_CONTROL = re.compile(f"[{CONTROLS}]")
+
+
+def escaped(char: str) -> str:
+    """One control character as visible text: '\\x1b' (C0, DEL, C1) or '\\u202e' (bidi)."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _escape(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    return escaped(match.group())
 
 
 def visible(text: str) -> str:
-    """Control characters shown as `\\x1b`-style escapes; tabs and line breaks kept."""
+    """Control characters shown as `\\x1b`-style escapes (bidi controls as `\\u202e`); tabs and
+    line breaks kept."""
     return _CONTROL.sub(_escape, text)
 
 
@@ -73,3 +87,40 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """'1 entry', '2 entries', '0 notes': the count with the word in the right number."""
     word = singular if count == 1 else (plural_form or (singular[:-1] + "ies" if singular.endswith("y") and singular[-2:-1] not in "aeiou" else singular + "s"))
     return f"{count:,} {word}"
+
+
+# -- layout for narrow terminals ------------------------------------------------------------
+
+
+def wrap_words(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """`text` filled to `width` cells, `first` before the first line and `rest` (default: as many
+    spaces as `first`) before the others. A word is never broken: one longer than a line (a URL)
+    gets a line of its own, whole, so a copied URL still works."""
+    from rich.cells import cell_len
+
+    rest = " " * cell_len(first) if rest is None else rest
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line, empty = (rest if lines else first), True
+        if cell_len(line) + cell_len(paragraph.strip()) <= width:
+            lines.append((line + paragraph.strip()).rstrip())  # fits: its own spacing kept
+            continue
+        for word in paragraph.split():
+            if not empty and cell_len(line) + 1 + cell_len(word) > width:
+                lines.append(line)
+                line, empty = rest, True
+            line, empty = line + ("" if empty else " ") + word, False
+        lines.append(line.rstrip() if empty else line)
+    return lines
+
+
+def print_wrapped(text: str, first: str = "", rest: str | None = None, style: str | None = None, con: Any = None) -> None:
+    """Print `text` filled to the console width with a hanging indent (see `wrap_words`); never
+    markup, and never cut: a line longer than the terminal (one long URL) is left to the
+    terminal to fold, so copying it gives the URL whole."""
+    from rich.text import Text
+
+    con = console() if con is None else con
+    text = visible(text)  # data (sources, notes): control characters escaped before measuring
+    for line in wrap_words(text, con.width, first, rest):
+        con.print(Text(line, style=style or ""), soft_wrap=True)

@@ -54,3 +54,22 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("studytui", appauthor=False))
+
+
+def inside_checkout(path: str | os.PathLike[str]) -> bool:
+    """True when `path` lies inside this source checkout (the default `progress/` does): deleting
+    the clone, or `git clean -fdX` (progress/ is git-ignored), deletes what is there."""
+    if not is_source_checkout():
+        return False
+    try:
+        Path(path).expanduser().resolve().relative_to(CHECKOUT_DIR.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+CHECKOUT_WARNING = (
+    "this is inside a source checkout: deleting the clone or `git clean -fdX` deletes your notes; "
+    f"set {DATA_ENV} or --data-dir to keep them elsewhere"
+)
+BACKUP_HINT = "back up: studytui export FILE.json (studytui import FILE.json reads it back)"

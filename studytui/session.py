@@ -8,17 +8,22 @@ terminal:
 - Every write first looks for changes made elsewhere (the CLI, a second app) so decisions are
   taken on what is stored now: opening an entry moves it from pending to learning only if it is
   still pending in the store, never down from done.
-- A note is written with compare-and-set against the text the editor started from. If someone
-  else changed it meanwhile, both versions are kept in the note, one after the other with a
-  line between them, and the change says so (`NoteConflict`); nothing is overwritten.
+- A note is written with compare-and-set against the text the editor started from (the draft's
+  `base`). If someone else changed it meanwhile, the two edits are merged three-way against that
+  base (`studytui.store.merge`): changes to different parts both apply, once; only words both
+  changed differently are kept twice, yours, a marker line, theirs, and the change says so
+  (`NoteConflict`). Nothing is overwritten, nothing is doubled, and the merged text becomes the
+  base of the next save.
 - A note the store refuses (locked, read-only, disk full) is kept in memory and retried on every
   flush; when the session ends it goes to a file and the learner is told where.
 """
 
 from __future__ import annotations
 
+import errno
+import os
+import secrets
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -85,7 +90,8 @@ class NoteDraft:
 
 @dataclass(frozen=True)
 class NoteConflict:
-    """The stored note changed while the learner was editing it; both versions were kept."""
+    """The stored note changed while the learner was editing it, and both changed the same words:
+    both versions of those words were kept, around a marker line."""
 
     entry_id: str
     mine: str
@@ -96,9 +102,10 @@ class NoteConflict:
     @property
     def message(self) -> str:
         return (
-            "This note was changed elsewhere while you were editing it. Both versions are kept in the "
-            "note (yours first, then a line, then the other); delete the one you do not want, or press "
-            "h for its history."
+            "This note was changed elsewhere while you were editing it, partly in the same place. Both "
+            "changes are merged; where they clash both are kept (yours first, then a '--- studytui: "
+            "conflicting note' line, then the other): delete the one you do not want, or press h for "
+            "its history."
         )
 
 
@@ -333,21 +340,23 @@ class StudySession:
         return change
 
     def _save(self, entry_id: str, base: str, text: str) -> tuple[str, NoteConflict | None]:
-        """Write `text` over `base`; if the stored note is no longer `base`, keep both.
-        Returns (the text now stored, the conflict if there was one)."""
+        """Write `text`, edited from `base`; if the stored note is no longer `base`, merge the two
+        edits three-way against `base` (each change once; only a hunk both changed differently
+        is kept twice, around a marker line). Returns (the text now stored, the conflict if a
+        marker was written)."""
         conflict: NoteConflict | None = None
-        want = text
+        expected, want = base, text
         for _ in range(SAVE_ATTEMPTS):
-            written, stored = self.store.replace_note(entry_id, base, want)
+            written, stored = self.store.replace_note(entry_id, expected, want)
             if written:
                 return want, conflict
-            # Changed elsewhere since the editor started from `base`: keep both versions.
-            merged, conflicted = merge_notes(text, None, stored.note, stored.note_updated_at, ELSEWHERE)
+            # Changed elsewhere since `expected`: both sides edited it, so merge against it.
+            merged, conflicted = merge_notes(want, None, stored.note, stored.note_updated_at, ELSEWHERE, base=expected)
             if merged == stored.note:
-                return merged, conflict  # the stored note already holds every word of ours
+                return merged, conflict  # the stored note already holds every change of ours
             if conflicted:
                 conflict = NoteConflict(entry_id, text, stored.note, stored.note_updated_at, merged)
-            base, want = stored.note, merged
+            expected, want = stored.note, merged
         raise StudyError(f"the note of '{entry_id}' keeps changing elsewhere; not saved yet")
 
     def _saved(self, entry_id: str, text: str, conflict: NoteConflict | None) -> Change:
@@ -385,7 +394,7 @@ class StudySession:
         """Save a section's note edited from `base`. If it changed elsewhere meanwhile, both
         versions are kept, as for entry notes. Returns True when both were kept."""
         current = self.store.get_section_note(section_id)
-        merged, conflicted = (text, False) if current == base else merge_notes(text, None, current, None, ELSEWHERE)
+        merged, conflicted = (text, False) if current == base else merge_notes(text, None, current, None, ELSEWHERE, base=base)
         self.store.set_section_note(section_id, merged)
         return conflicted
 
@@ -423,7 +432,8 @@ class StudySession:
     # --- the end --------------------------------------------------------------------------------
     def save_what_is_left(self, data_dir: Path, stderr=None) -> Path | None:
         """Flush after the app stopped (quit, crash, SIGHUP). If the store still refuses, write
-        the text to a file (in the data directory, else the temp directory) and say where.
+        the text to a private file (in the data directory, else $XDG_STATE_HOME/studytui; see
+        `write_rescue_file`) and say where.
         Returns that file's path, or None when the store took every note."""
         err = stderr if stderr is not None else sys.stderr
         if not self.has_unsaved:
@@ -439,19 +449,65 @@ class StudySession:
         return write_rescue_file(pending, data_dir, reason, err)
 
 
+def rescue_folders(data_dir: Path) -> list[Path]:
+    """Where a rescue file may go, in order: the data directory, then $XDG_STATE_HOME/studytui
+    (default ~/.local/state/studytui). Never the shared temp directory: other users can read
+    and predict names there."""
+    state = os.environ.get("XDG_STATE_HOME") or ""
+    state_home = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
+    return [data_dir, state_home / "studytui"]
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _write_private(folder: Path, stamp: str, data: bytes) -> Path:
+    """A new file in `folder` only this user can read (0600, created exclusively, with a name
+    nobody can guess), holding `data` on disk. A failed write leaves nothing behind."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(8):
+        path = folder / f"unsaved-notes-{stamp}-{secrets.token_hex(8)}.md"
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileExistsError:
+            continue
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            path.unlink(missing_ok=True)  # no empty or half file left behind (a full disk)
+            raise
+        os.close(fd)
+        return path
+    raise FileExistsError(errno.EEXIST, "no free file name", str(folder))
+
+
 def write_rescue_file(pending: Mapping[str, str], data_dir: Path, reason: str, err) -> Path | None:
+    """Write notes the store refused to a private file (see `rescue_folders`) and say where; when
+    no folder takes it, print the text itself. Returns the file's path, or None."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     text = "".join(f"<!-- studytui note for {entry_id} -->\n{body}\n\n" for entry_id, body in pending.items())
-    for folder in (data_dir / "unsaved-notes", Path(tempfile.gettempdir())):
+    failures: list[str] = []
+    for folder in rescue_folders(data_dir):
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"unsaved-notes-{stamp}.md"
-            path.write_text(text, encoding="utf-8")
-        except OSError:
+            path = _write_private(folder, stamp, text.encode("utf-8", "surrogatepass"))
+        except OSError as exc:
+            failures.append(f"{folder}: {exc.strerror or exc}")
             continue
-        err.write(f"studytui: {len(pending)} note(s) could not be saved ({reason}); their text is in {path}\n")
+        err.write(
+            f"studytui: {len(pending)} note(s) could not be saved ({reason}); their text is in {path} "
+            "(readable only by you): copy it back into the notes, then delete the file\n"
+        )
         return path
-    err.write(f"studytui: {len(pending)} note(s) could not be saved ({reason}); here they are:\n{text}")
+    err.write(
+        f"studytui: {len(pending)} note(s) could not be saved ({reason}) nor written to a file "
+        f"({'; '.join(failures)}); here they are:\n{text}"
+    )
     return None
 
 

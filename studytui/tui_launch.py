@@ -71,9 +71,7 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
         registry = build_registry()
         keymap, key_warnings = checked_keymap(data, registry)
         app = StudyApp(guide, store, registry=registry, keymap=keymap)
-        for warning in key_warnings:  # on stderr (seen after quitting) and in the app
-            sys.stderr.write(f"studytui: {warning}\n")
-            app.after_first_frame.append(lambda w=warning: app.notify(w, title="keys.yaml", severity="warning", timeout=10, markup=False))
+        show_key_warnings(app, key_warnings)
         if resume_gc is not None:
             app.after_first_frame.append(resume_gc)
         if changes is not None:
@@ -110,7 +108,7 @@ def _guide_changes(args: argparse.Namespace) -> tuple | None:
 
 def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.StudyApp
     """Flush the note draft after the app has stopped. If the store refuses it, write the text to
-    a file (in the data directory, else the temp directory) and say where, so no note is lost.
+    a private file (in the data directory, else $XDG_STATE_HOME/studytui) and say where, so no note is lost.
     Returns that file's path, or None when the store took the note."""
     return app.session.save_what_is_left(data)
 
@@ -124,6 +122,20 @@ def checked_keymap(data: Path, registry) -> tuple[dict[str, str], list[str]]:
     keymap = load_keymap(data, binding_ids(registry), warnings)
     keymap, clashes = conflicts(keymap, binding_keys(registry))
     return keymap, warnings + clashes
+
+
+def show_key_warnings(app, warnings: list[str], stream=None) -> None:  # app: studytui.tui.app.StudyApp
+    """keys.yaml warnings on stderr (seen after quitting) and, after the first frame, in the app.
+    They quote the file (ids, keys, its path): one line each, control characters (an OSC 52
+    clipboard write, a bidi override) shown escaped, and never read as markup."""
+    from studytui.output import one_line
+
+    stream = sys.stderr if stream is None else stream
+    for warning in warnings:
+        shown = one_line(warning)
+        stream.write(f"studytui: {shown}\n")
+        app.after_first_frame.append(
+            lambda w=shown: app.notify(w, title="keys.yaml", severity="warning", timeout=10, markup=False))
 
 
 def binding_keys(registry) -> dict[str, str]:

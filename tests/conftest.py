@@ -41,6 +41,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 # Tests that take several seconds (pytest --durations=40 -n 0 lists them), by node id prefix.
 SLOW = (
     "tests/tui/test_key_bursts.py",
+    "tests/tui/test_study_keys_terminal.py",
+    "tests/test_serve_keys.py",
     "tests/test_store_durability.py::test_kill_9",
     "tests/tui/test_calc_screens.py::test_every_screen",
     "tests/test_serve.py::test_app_in_a_browser",

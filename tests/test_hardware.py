@@ -215,3 +215,15 @@ def test_no_link_gpu_needs_link_override() -> None:
 def test_ceilings_custom() -> None:
     c = Ceilings.custom(peak_flops=1.0, mem_bw=2.0)
     assert c.gpu_label == "custom ceilings"
+
+
+def test_every_source_and_cross_check_is_a_string() -> None:
+    # An unquoted "text (label: figures)" item is read by YAML as a one-key mapping and was
+    # printed as "{'glennklockwood.com/...': ...}" by `studytui gpus b300`.
+    for path in sorted(HARDWARE.glob("*.yaml")):
+        for entry in yaml.safe_load(path.read_text()):
+            for key in ("sources", "cross_checked_with"):
+                for item in entry.get(key) or []:
+                    assert isinstance(item, str), f"{path.name} {entry['id']} {key}: {item!r} (quote it)"
+    for acc in load_catalog():
+        assert all(isinstance(item, str) for item in acc.to_json().get("cross_checked_with") or []), acc.id

@@ -9,14 +9,17 @@ with the system package manager: see .ci/run).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -89,33 +92,53 @@ def test_addresses() -> None:
     assert url_for("::1", 8000) == "http://[::1]:8000"
 
 
-def start_server(data: Path, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        [*CLI, "--data-dir", str(data), "serve", "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        start_new_session=True,  # its own process group, like a job in a terminal
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"the server exited early: {proc.stdout.read()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    pytest.fail("the server did not start listening within 30 s")
+def start_server(data: Path, *args: str) -> tuple[subprocess.Popen, str, int]:
+    """`studytui serve` in a subprocess on a free port: the process, the address it printed (with
+    its token) and the port. A port taken between choosing it and binding it (tests run in
+    parallel) means another try on another port."""
+    for _ in range(5):
+        port = free_port()
+        proc = subprocess.Popen(
+            [*CLI, "--data-dir", str(data), "serve", "--port", str(port), *args],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True,  # its own process group, like a job in a terminal
+        )
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)
+        reader.start()
+        proc.lines, proc.reader = lines, reader  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            printed = [m for line in list(lines) if (m := re.search(r"serving the study app at (\S+)", line))]
+            if printed:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                        return proc, printed[0][1], port
+                except OSError:
+                    pass
+            if proc.poll() is not None:
+                reader.join(5)
+                if "cannot serve on" in "".join(lines):
+                    break  # the port was taken meanwhile: another one
+                pytest.fail(f"the server exited early: {''.join(lines)}")
+            time.sleep(0.05)
+        else:
+            proc.kill()
+            pytest.fail("the server did not start listening within 30 s")
+    pytest.fail("no free port for the server in 5 tries")
 
 
 def stop_server(proc: subprocess.Popen) -> str:
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl+C in a terminal sends: to the server and each tab's app
     try:
-        out, _ = proc.communicate(timeout=30)
+        proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         proc.kill()
-        out, _ = proc.communicate()
-        pytest.fail(f"Ctrl+C did not stop the server within 30 s:\n{out}")
+        proc.wait()
+        proc.reader.join(5)  # type: ignore[attr-defined]
+        pytest.fail(f"Ctrl+C did not stop the server within 30 s:\n{''.join(proc.lines)}")  # type: ignore[attr-defined]
+    proc.reader.join(10)  # type: ignore[attr-defined]
+    out = "".join(proc.lines)  # type: ignore[attr-defined]
     assert proc.returncode == 0, out
     return out
 
@@ -131,9 +154,10 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
     chromium = find_chromium()
     if chromium is None:
         pytest.skip("Chromium not found (apt-get install chromium, or set STUDYTUI_CHROMIUM); browser test of 'studytui serve' skipped")
-    data, port = tmp_path / "data", free_port()
+    data = tmp_path / "data"
     first = load_guide().entries[0]
-    proc = start_server(data, port)
+    proc, url, port = start_server(data)
+    assert re.fullmatch(rf"http://127\.0\.0\.1:{port}/\?token=[A-Za-z0-9_-]{{43}}", url), url
     try:
         with sync_api.sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
@@ -148,13 +172,16 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
                 page.on("websocket", on_socket)
                 elsewhere: list[str] = []  # nothing may be fetched from another host (offline, private)
                 page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None)
-                page.goto(url_for("127.0.0.1", port), wait_until="domcontentloaded")
+                refused: list[str] = []  # the token must reach the page's scripts, styles and WebSocket
+                page.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status in (400, 403, 421, 503) else None)
+                page.goto(url, wait_until="domcontentloaded")
                 # The app is up when its first frame (the footer with the Done key) has arrived.
                 deadline = time.monotonic() + 60
                 while "Done" not in "".join(received):
                     assert time.monotonic() < deadline, "the app's first frame never reached the browser"
                     page.wait_for_timeout(100)
-                assert elsewhere == []
+                assert elsewhere == [] and refused == []
+                assert "token" not in page.url, page.url  # out of the address bar once the page has it
                 page.locator(".xterm").first.click()
                 assert progress(data)["done"] == 0
                 page.keyboard.press("d")
@@ -181,7 +208,7 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             out = stop_server(proc)
-    assert f"serving the study app at http://127.0.0.1:{port}" in out and str(data) in out
+    assert f"serving the study app at {url}\n" in out and str(data) in out
     assert "server stopped" in out and "Traceback" not in out, out
     # The terminal commands see the same store: the entry the browser marked.
     done = subprocess.run([*CLI, "--data-dir", str(data), "export", "-", "--format", "json"], capture_output=True, text=True, check=True)
@@ -235,3 +262,428 @@ def test_shutdown_noise_from_a_closed_loop_is_dropped_and_nothing_else() -> None
     ):
         hook(other)
     assert len(seen) == 2
+
+
+# --- The guards: token, Origin, Host, tab limit, terminal size, stalled tabs ---------------------
+#
+# Most of these run textual-serve's server in a thread of this process (bound to port 0 on
+# loopback, so no port is ever taken from another test) with a stand-in app: a few lines of Python
+# that speak textual-serve's protocol to the server (a line, then packets: b"D"/b"M", a 4-byte
+# length, the payload), say what size they were given, and leave a file saying they quit. It starts
+# in milliseconds, where the study app takes a second or more of CPU.
+
+TOKEN = "test-token-0123456789abcdef"
+
+STAND_IN_APP = r'''
+import json, os, select, sys
+mode, marker = sys.argv[1], sys.argv[2]
+out, inp = sys.stdout.fileno(), sys.stdin.fileno()
+
+def packet(kind, payload):
+    data = kind + len(payload).to_bytes(4, "big") + payload
+    while data:  # blocking, like Textual's web driver: a full pipe stops the app here
+        data = data[os.write(out, data):]
+
+with open(marker + ".pid", "w") as f:
+    f.write(str(os.getpid()))
+with open(marker + ".env", "w") as f:  # what a tab's app is started with
+    json.dump({"argv": sys.argv, "environ": dict(os.environ)}, f)
+typed = []  # keys received, saved on quit (as the study app saves the note being typed)
+os.write(out, b"__GANGLION__\n")
+packet(b"D", f"size {os.environ['COLUMNS']}x{os.environ['ROWS']}".encode())
+pending = b""
+while True:
+    if mode == "flood":
+        packet(b"D", b"x" * 65536)
+        ready = select.select([inp], [], [], 0)[0]
+    else:
+        ready = select.select([inp], [], [])[0]
+    if not ready:
+        continue
+    chunk = os.read(inp, 65536)
+    if not chunk:
+        break
+    pending += chunk
+    while len(pending) >= 5 and len(pending) >= 5 + int.from_bytes(pending[1:5], "big"):
+        size = int.from_bytes(pending[1:5], "big")
+        kind, payload, pending = pending[:1], pending[5:5 + size], pending[5 + size:]
+        if kind == b"D":
+            typed.append(payload)
+            packet(b"D", b"got " + payload)
+            continue
+        meta = json.loads(payload)
+        if meta["type"] == "resize":
+            packet(b"D", f"resize {meta['width']}x{meta['height']}".encode())
+        elif meta["type"] == "quit":
+            with open(marker + ".saved", "wb") as f:
+                f.write(b"".join(typed))
+            with open(marker + ".quit", "w") as f:
+                f.write("quit")
+            packet(b"M", b'{"type": "exit"}')
+            sys.exit(0)
+'''
+
+
+class InThread:
+    """A StudyServer in a thread with its own event loop, on a free loopback port."""
+
+    def __init__(self, tmp_path: Path, mode: str = "echo", **attrs) -> None:
+        from aiohttp import web
+
+        from studytui.takealong.serve import study_server_class
+
+        script = tmp_path / "stand_in_app.py"
+        script.write_text(STAND_IN_APP)
+        self.marker = tmp_path / "app"
+        command = " ".join(shlex.quote(p) for p in (sys.executable, str(script), mode, str(self.marker)))
+        self.server = study_server_class()(command, host="127.0.0.1", port=0, token=TOKEN)
+        for name, value in attrs.items():  # max_tabs, send_timeout, heartbeat, tab_wait
+            setattr(self.server, name, value)
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        async def start() -> None:
+            app = await self.server._make_app()
+            app.on_startup.clear()  # no lines printed
+            self.runner = web.AppRunner(app, shutdown_timeout=10)
+            await self.runner.setup()
+            await web.TCPSite(self.runner, "127.0.0.1", 0).start()
+            self.server.port = self.port = self.runner.addresses[0][1]
+            ready.set()
+
+        def run() -> None:
+            asyncio.set_event_loop(self.loop)
+            self.loop.create_task(start())
+            self.loop.run_forever()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+        assert ready.wait(30), "the in-thread server did not start"
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.cookies = {f"studytui-token-{self.port}": TOKEN}
+
+    def on_loop(self, fn):
+        """Run fn() on the server's loop (its state is only touched there) and return its result."""
+        async def call():
+            return fn()
+        return asyncio.run_coroutine_threadsafe(call(), self.loop).result(10)
+
+    def tabs(self) -> int:
+        return self.on_loop(lambda: self.server.tabs)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+
+
+@pytest.fixture
+def in_thread(tmp_path: Path):
+    pytest.importorskip("textual_serve", reason="needs the 'serve' extra (textual-serve)")
+    started: list[InThread] = []
+
+    def start(mode: str = "echo", **attrs) -> InThread:
+        started.append(InThread(tmp_path, mode, **attrs))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def wait_until(check, what: str, seconds: float = 20.0):
+    deadline = time.monotonic() + seconds
+    while not (result := check()):
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(0.02)
+    return result
+
+
+async def receive_until(ws, text: str, seconds: float = 20.0) -> str:
+    """What the app sent, up to and including `text`."""
+    seen = ""
+    deadline = time.monotonic() + seconds
+    while text not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{text!r} never came; got {seen[-300:]!r}"
+        message = await ws.receive(timeout=left)
+        assert message.type.name in ("BINARY", "TEXT"), (message, seen[-300:])
+        seen += message.data.decode("utf-8", "replace") if isinstance(message.data, bytes) else message.data
+    return seen
+
+
+async def handshake_status(session, url: str, **kw) -> int:
+    import aiohttp
+
+    try:
+        ws = await session.ws_connect(url, timeout=aiohttp.ClientWSTimeout(ws_receive=10), **kw)
+    except aiohttp.WSServerHandshakeError as exc:
+        return exc.status
+    await ws.close()
+    return 101
+
+
+async def test_websocket_from_another_site_is_refused(in_thread) -> None:
+    import aiohttp
+
+    srv = in_thread()
+    ws_url = f"ws://127.0.0.1:{srv.port}/ws?token={TOKEN}"
+    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+        for origin in ("http://evil.example", f"http://127.0.0.1:{srv.port + 1 if srv.port < 65535 else 1}",
+                       f"https://127.0.0.1:{srv.port}", "null"):
+            assert await handshake_status(session, ws_url, origin=origin) == 403, origin
+        # A browser always sends Origin with a WebSocket: one without is not a browser's page, refused too.
+        assert await handshake_status(session, ws_url) == 403
+        # Any request with another site's Origin, and any request but GET/HEAD without ours.
+        async with session.get(f"{srv.origin}/?token={TOKEN}", headers={"Origin": "http://evil.example"}) as r:
+            assert r.status == 403 and "another web site" in await r.text()
+        async with session.post(f"{srv.origin}/?token={TOKEN}") as r:
+            assert r.status == 403
+    assert srv.tabs() == 0 and not srv.marker.with_suffix(".pid").exists()  # no app was started
+
+
+async def test_without_the_token_everything_is_403(in_thread) -> None:
+    import aiohttp
+
+    srv = in_thread()
+    async with aiohttp.ClientSession() as session:
+        for path in ("/", "/ws", "/static/js/textual.js", "/download/x", "/nothing", "/?token=" + TOKEN[:-1] + "x",
+                     "/?token=", "/?token=" + TOKEN + "x"):
+            async with session.get(srv.origin + path, headers={"Origin": srv.origin}) as r:
+                body = await r.text()
+                assert r.status == 403 and "printed" in body and "?token=" in body, (path, r.status, body)
+                assert TOKEN not in body
+        assert await handshake_status(session, f"ws://127.0.0.1:{srv.port}/ws", origin=srv.origin) == 403
+    async with aiohttp.ClientSession(cookies={f"studytui-token-{srv.port}": TOKEN[:-1] + "x"}) as session:
+        async with session.get(srv.origin + "/") as r:
+            assert r.status == 403  # a wrong cookie (another start's token) is no token
+    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+        async with session.get(srv.origin + "/static/js/textual.js") as r:
+            assert r.status == 200  # with the cookie, the page's own files load
+    assert srv.tabs() == 0
+
+
+async def test_other_host_names_get_421(in_thread) -> None:
+    import aiohttp
+
+    srv = in_thread()
+    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+        for host in ("rebind.attacker.invalid", f"rebind.attacker.invalid:{srv.port}", "127.0.0.1.attacker.invalid",
+                     "evil.example:80", "<script>", ""):
+            async with session.get(f"{srv.origin}/?token={TOKEN}", headers={"Host": host}) as r:
+                assert r.status == 421 and "host name" in await r.text(), host
+        assert await handshake_status(session, f"ws://127.0.0.1:{srv.port}/ws", origin="http://rebind.attacker.invalid",
+                                      headers={"Host": "rebind.attacker.invalid"}) == 421
+        # This machine's loopback names are this server, on any port (an SSH tunnel may use another one),
+        # and the page then points its WebSocket at the name the browser used.
+        for host in (f"localhost:{srv.port}", f"[::1]:{srv.port}", f"127.0.0.1:{srv.port}", "LOCALHOST:9000"):
+            async with session.get(f"{srv.origin}/?token={TOKEN}", headers={"Host": host}) as r:
+                assert r.status == 200, host
+                assert f'data-session-websocket-url="ws://{host}/ws"' in await r.text()
+
+
+def test_host_and_origin_rules() -> None:
+    from studytui.takealong.serve import Guard
+
+    loop = Guard("127.0.0.1", 8000, TOKEN)
+    assert loop.host_ok("127.0.0.1:8000") and loop.host_ok("localhost:8000") and loop.host_ok("[::1]:8000")
+    assert loop.host_ok("127.0.0.2:8000") and loop.host_ok("localhost")
+    assert not loop.host_ok(None) and not loop.host_ok("rebind.attacker.invalid:8000") and not loop.host_ok("[::1")
+    assert loop.origin_ok("http://127.0.0.1:8000", "127.0.0.1:8000")
+    assert loop.origin_ok("http://localhost:8000", "127.0.0.1:8000")  # another loopback name, same port
+    assert not loop.origin_ok("http://localhost:8001", "127.0.0.1:8000")  # another local server's page
+    assert not loop.origin_ok("http://evil.example", "127.0.0.1:8000") and not loop.origin_ok(None, "127.0.0.1:8000")
+    lan = Guard("192.168.1.4", 8000, TOKEN)
+    assert lan.host_ok("192.168.1.4:8000") and not lan.host_ok("localhost:8000") and not lan.host_ok("evil.example:8000")
+    assert lan.origin_ok("http://192.168.1.4:8000", "192.168.1.4:8000")
+    assert not lan.origin_ok("http://127.0.0.1:8000", "192.168.1.4:8000")
+    anywhere = Guard("0.0.0.0", 8000, TOKEN)  # any name on a wildcard address; the token still guards it
+    assert anywhere.host_ok("my-laptop.local:8000") and anywhere.host_ok("10.0.0.7:8000")
+    assert not anywhere.host_ok("bad host") and not anywhere.host_ok("a\"b")
+    assert anywhere.origin_ok("http://my-laptop.local:8000", "my-laptop.local:8000")
+    assert not anywhere.origin_ok("http://evil.example", "my-laptop.local:8000")
+    assert loop.token_ok(TOKEN) and not loop.token_ok(TOKEN[:-1]) and not loop.token_ok(None) and not loop.token_ok("é" * 30)
+
+
+def test_tokens_are_random_and_checked() -> None:
+    from studytui.takealong.serve import check_token
+
+    first, second = check_token(None), check_token(None)
+    assert first != second and len(first) >= 43 and re.fullmatch(r"[A-Za-z0-9_-]+", first)
+    assert check_token(TOKEN) == TOKEN
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--token", ""], "--token"), (["--token", "short"], "--token"), (["--token", "sixteen chars ok?"], "--token"),
+    (["--max-tabs", "0"], "--max-tabs"), (["--max-tabs", "65"], "--max-tabs"), (["--max-tabs", "-1"], "--max-tabs"),
+    (["--max-tabs", "many"], "--max-tabs"),
+])
+def test_bad_token_or_tab_limit_is_a_usage_error(capsys: pytest.CaptureFixture[str], argv: list[str], flag: str) -> None:
+    try:
+        code, out, err = run(capsys, "serve", *argv)
+    except SystemExit as exc:  # argparse's own errors (not a number) leave through SystemExit
+        code, (out, err) = exc.code, capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and flag in err, err
+
+
+def test_the_printed_url_works(tmp_path: Path) -> None:
+    # The real `studytui serve` and the real app: the printed address loads the page and sets the
+    # cookie, and the page's WebSocket (cookie, own Origin) gets the app's first frame.
+    aiohttp = pytest.importorskip("aiohttp")
+    pytest.importorskip("textual_serve", reason="needs the 'serve' extra (textual-serve)")
+    proc, url, port = start_server(tmp_path / "data", "--max-tabs", "1")
+    origin = f"http://127.0.0.1:{port}"
+    assert url.startswith(origin + "/?token=")
+
+    async def visit() -> None:
+        async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:  # unsafe: an IP address
+            async with session.get(url) as r:
+                assert r.status == 200 and "data-session-websocket-url" in await r.text()
+                cookie = r.cookies[f"studytui-token-{port}"]
+                assert cookie.value == url.split("token=")[1] and cookie["httponly"] and cookie["samesite"] == "Strict"
+            async with session.get(origin + "/") as r:  # the cookie alone, as the page's own requests
+                assert r.status == 200
+            ws = await session.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30", origin=origin)
+            try:
+                await receive_until(ws, "Done", 60)  # the footer of the app's first frame
+            finally:
+                await ws.close()
+
+    try:
+        asyncio.run(visit())
+    finally:
+        out = stop_server(proc)
+    assert f"serving the study app at {url}\n" in out and "server stopped" in out and "Traceback" not in out, out
+
+
+async def test_at_most_max_tabs(in_thread) -> None:
+    import aiohttp
+
+    srv = in_thread(max_tabs=2, tab_wait=0.3)
+    ws_url = f"ws://127.0.0.1:{srv.port}/ws"
+    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+        tabs = [await session.ws_connect(ws_url, origin=srv.origin) for _ in range(2)]
+        for ws in tabs:
+            await receive_until(ws, "size 80x24")
+        try:
+            await session.ws_connect(ws_url, origin=srv.origin)
+            pytest.fail("a third tab was let in with --max-tabs 2")
+        except aiohttp.WSServerHandshakeError as exc:
+            assert exc.status == 503
+        async with session.get(f"{srv.origin}/ws", headers={"Origin": srv.origin}) as r:
+            assert r.status == 503 and "--max-tabs 2" in await r.text()
+        # A tab closing frees its slot once its app has quit; one that comes meanwhile (a reload)
+        # waits for it rather than being refused.
+        srv.on_loop(lambda: setattr(srv.server, "tab_wait", 20.0))
+        await tabs[0].close()
+        again = await session.ws_connect(ws_url, origin=srv.origin)
+        await receive_until(again, "size 80x24")
+        assert srv.marker.with_suffix(".quit").exists() and srv.tabs() == 2
+        for ws in (again, tabs[1]):
+            await ws.close()
+    wait_until(lambda: srv.tabs() == 0, "the closed tabs' apps quit")
+
+
+async def test_terminal_size_is_capped(in_thread) -> None:
+    import aiohttp
+
+    srv = in_thread()
+    ws_url = f"ws://127.0.0.1:{srv.port}/ws"
+    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+        for query in ("width=abc&height=24", "width=80&height=2.5", "width=&height=24", "width=1e9&height=24"):
+            assert await handshake_status(session, f"{ws_url}?{query}", origin=srv.origin) == 400, query
+        ws = await session.ws_connect(f"{ws_url}?width=100000&height=-5", origin=srv.origin)
+        await receive_until(ws, "size 500x1")
+        await ws.send_str(json.dumps(["resize", {"width": "x", "height": 10}]))  # ignored
+        await ws.send_str(json.dumps(["resize", {"width": 10**12, "height": 10**12}]))
+        await ws.send_str("not json")  # ignored too
+        await ws.send_str(json.dumps(["stdin", "typed"]))
+        seen = await receive_until(ws, "got typed")
+        assert "resize 500x200" in seen and "resize x" not in seen
+        await ws.close()
+    wait_until(lambda: srv.tabs() == 0, "the tab's app quit")
+    # The tab's app is started without the token: not on its command line, not in its environment.
+    assert TOKEN not in srv.marker.with_suffix(".env").read_text()
+
+
+def raw_websocket(srv: InThread) -> socket.socket:
+    """A WebSocket opened by hand, which reads nothing after the handshake and answers no ping."""
+    import base64
+
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", srv.port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall((f"GET /ws?width=80&height=24 HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nUpgrade: websocket\r\n"
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                  f"Origin: {srv.origin}\r\nCookie: studytui-token-{srv.port}={TOKEN}\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)  # byte by byte: nothing after the handshake is read
+    assert head.startswith(b"HTTP/1.1 101"), head
+    return sock
+
+
+def client_text_frame(text: str) -> bytes:
+    """One WebSocket text frame as a browser sends it (masked)."""
+    payload, mask = text.encode(), os.urandom(4)
+    assert len(payload) < 126
+    return bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def wait_for_app_to_quit(srv: InThread) -> None:
+    """The tab's app was told to quit (it saves on the way out), exited, and its slot is free."""
+    wait_until(lambda: srv.marker.with_suffix(".quit").exists(), "the tab's app got its quit")
+    pid = int(srv.marker.with_suffix(".pid").read_text())
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    wait_until(gone, "the tab's app exited")
+    wait_until(lambda: srv.tabs() == 0, "the tab's slot was freed")
+
+
+def test_a_tab_that_stops_reading_is_dropped(in_thread, caplog: pytest.LogCaptureFixture) -> None:
+    # A client that opens the WebSocket and never reads again, while its app writes without
+    # pause (blocking writes, as Textual's web driver makes): once one of the server's writes has
+    # waited send_timeout seconds the tab is cut off, the app still gets its quit (it saves on the
+    # way out; it is not left blocked writing) and exits, and its slot is free.
+    from studytui.takealong.serve import SEND_TIMEOUT
+
+    assert SEND_TIMEOUT <= 5
+    srv = in_thread("flood", send_timeout=1.0)
+    started = time.monotonic()
+    sock = raw_websocket(srv)
+    try:
+        sock.sendall(client_text_frame(json.dumps(["stdin", "typed in a stalled tab"])))
+        wait_for_app_to_quit(srv)
+        elapsed = time.monotonic() - started
+        assert 1.0 <= elapsed < 20, elapsed
+        assert "a browser tab stopped reading for 1 s; dropped it" in caplog.text
+        # Keys the server took from the tab reached the app, which saved them as it quit.
+        assert srv.marker.with_suffix(".saved").read_bytes() == b"typed in a stalled tab"
+        # The connection is cut: what is still in flight ends with end-of-file or a reset.
+        try:
+            while sock.recv(1 << 20):
+                pass
+        except ConnectionResetError:
+            pass
+    finally:
+        sock.close()
+
+
+def test_a_tab_that_answers_no_ping_is_dropped(in_thread) -> None:
+    # Nothing to write, so no write waits: the WebSocket's heartbeat finds the dead tab instead.
+    srv = in_thread("echo", heartbeat=0.4)
+    started = time.monotonic()
+    sock = raw_websocket(srv)
+    try:
+        wait_for_app_to_quit(srv)
+        assert time.monotonic() - started >= 0.4
+    finally:
+        sock.close()

@@ -294,3 +294,68 @@ def test_continue_follows_the_learners_position(session, cli):
     cli.set_state("cuda-basics", "done")
     session.check_external()
     assert session.continue_entry().id == "inference-arithmetic"
+
+
+# -- rescue files (issue 24): private, in the data directory, never half-written -------------
+
+
+def _refused_session(store):
+    refusing = RefusingStore(store)
+    session = StudySession(build_guide(), refusing)
+    session.switch_note("roofline")
+    session.update_draft("do not lose me")
+    return session
+
+
+def test_a_rescue_file_is_private_unpredictable_and_in_the_data_directory(store, data, monkeypatch):
+    import stat
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(data.parent / "state"))
+    err = io.StringIO()
+    first = _refused_session(store).save_what_is_left(data, err)
+    second = _refused_session(store).save_what_is_left(data, io.StringIO())
+    assert first is not None and second is not None and first != second  # a random part in the name
+    assert first.parent == data and first.name.startswith("unsaved-notes-") and first.suffix == ".md"
+    assert stat.S_IMODE(first.stat().st_mode) == 0o600
+    assert "do not lose me" in first.read_text() and str(first) in err.getvalue() and "readable only by you" in err.getvalue()
+
+
+def test_a_full_disk_leaves_no_empty_file_and_uses_the_state_directory(store, data, monkeypatch):
+    import errno
+
+    import studytui.session as session_module
+
+    state = data.parent / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    real = session_module._write_all
+    calls = []
+
+    def full_then_fine(fd, payload):
+        calls.append(fd)
+        if len(calls) == 1:  # the data directory's disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fd, payload)
+
+    monkeypatch.setattr(session_module, "_write_all", full_then_fine)
+    err = io.StringIO()
+    path = _refused_session(store).save_what_is_left(data, err)
+    assert not list(data.glob("unsaved-notes-*"))  # no 0-byte leftover where the write failed
+    assert path is not None and path.parent == state / "studytui" and "do not lose me" in path.read_text()
+    assert str(path) in err.getvalue()
+
+
+def test_when_no_folder_takes_the_rescue_file_the_text_is_printed(store, data, monkeypatch):
+    import errno
+
+    import studytui.session as session_module
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(data.parent / "state"))
+
+    def full(fd, payload):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(session_module, "_write_all", full)
+    err = io.StringIO()
+    assert _refused_session(store).save_what_is_left(data, err) is None
+    assert "do not lose me" in err.getvalue() and "No space left on device" in err.getvalue()
+    assert not list(data.glob("unsaved-notes-*")) and not list((data.parent / "state").rglob("unsaved-notes-*"))

@@ -377,17 +377,27 @@ def test_show_gives_state_last_opened_and_note(capsys: pytest.CaptureFixture[str
     assert data["state"] == "done" and data["note"] == "remember [b]this[/b]" and data["last_opened_at"]
 
 
-def test_list_shows_state_glyph_and_word_and_marks_notes(capsys: pytest.CaptureFixture[str]) -> None:
+def _list_record(out: str, entry_id: str) -> str:
+    """An entry's lines in `studytui list`: its table row, or (in the two-line records of a narrow
+    terminal) the state-and-title line above the line that holds the id."""
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if entry_id in line.split())
+    return lines[i] if lines[i].split()[0] in "○◐●⊘" else lines[i - 1] + "\n" + lines[i]
+
+
+@pytest.mark.parametrize("columns", ["80", "120"])
+def test_list_shows_state_glyph_and_word_and_marks_notes(capsys: pytest.CaptureFixture[str], monkeypatch, columns) -> None:
     from studytui.commands.guide import STATE_GLYPHS
     from studytui.tui.format import STATE_GLYPHS as APP_GLYPHS
 
+    monkeypatch.setenv("COLUMNS", columns)  # two-line records at 80, a table at 120
     assert STATE_GLYPHS == APP_GLYPHS
     run(capsys, "mark", FIRST, "skipped")
     run(capsys, "note", SECOND, "--text", "n")
     code, out, _ = run(capsys, "list", "--section", GUIDE.sections[0].id)
     assert code == 0
-    first = next(line for line in out.splitlines() if FIRST in line)
-    second = next(line for line in out.splitlines() if SECOND in line)
+    first = _list_record(out, FIRST)
+    second = _list_record(out, SECOND)
     assert "⊘ skipped" in first and "○ pending" in second and "✎" in second and "✎" not in first
     n = len(GUIDE.sections[0].entries)
     assert f"{n} entries; 1 with a note" in out

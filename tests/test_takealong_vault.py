@@ -63,7 +63,11 @@ def test_vault_layout_and_front_matter(vault: Path) -> None:
     assert "studytui" in meta["tags"] and A.section_id in meta["tags"] and meta["studytui"] == "entry"
     meta_b, body_b = front(entry_file(vault, B))
     assert meta_b["state"] == "learning" and body_b == ""  # progress without a note has a file too
-    assert front(entry_file(vault, C))[1] == NASTY  # byte for byte: the file is the note
+    # Byte for byte: the file is the note, plus the final newline every vault file ends with
+    # (marked in the front matter, and taken off again on import).
+    meta_c, body_c = front(entry_file(vault, C))
+    assert body_c == NASTY + "\n" and meta_c["studytui_newline"] == "added"
+    assert "studytui_newline" not in meta  # A's note ends with a newline already
     untouched = GUIDE.entries[1]
     assert not entry_file(vault, untouched).exists()
     # An index per section linking to the entry files, a top index, the glossary.
@@ -148,7 +152,7 @@ def test_reexport_never_touches_the_learners_files(vault: Path, capsys: pytest.C
     assert theirs.read_text() == "---\nid: something\n---\nthe learner's page\n"
     assert edited.read_text().endswith("more from the vault\n") and "state: done" in edited.read_text()
     assert f"left {B.section_id}/{B.id}.md as it is" in err and "run 'studytui import DIR' first" in err
-    assert front(moved)[1].endswith("later") and not entry_file(vault, C).exists()  # updated where it was moved
+    assert front(moved)[1].endswith("later\n") and not entry_file(vault, C).exists()  # updated where it was moved
     # After importing, the edited file is refreshed too.
     assert run(capsys, "import", str(vault))[0] == 0
     assert run(capsys, "export", str(vault), "--format", "vault")[0] == 0
@@ -301,3 +305,171 @@ def test_any_note_round_trips_through_a_vault(tmp_path_factory: pytest.TempPathF
         assert got == note and report.entries_added == 1
     else:  # a note of blank space only is no note
         assert got == ""
+
+
+# -- issue 24: merges that do not double, odd files, files changing under us, symlink swaps, modes --
+
+
+def _with_body(path: Path, body: str) -> None:
+    """Rewrite our file's body as an editor would (front matter kept)."""
+    meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
+    path.write_text(f"---\n{meta}---\n{body}", encoding="utf-8")
+
+
+def test_eight_vault_and_cli_rounds_stay_bounded(tmp_path: Path) -> None:
+    """Issue 24: vault and CLI edits over 8 import/export rounds grew 239 B to 54 KB. Each round
+    now merges against the text exported to the vault: every line once, no marker."""
+    root = tmp_path / "v"
+    with open_store(tmp_path / "s") as store:
+        store.set_note(A.id, "start of the note\n")
+        export_vault(root, GUIDE, store)
+        path = entry_file(root, A)
+        for i in range(8):
+            _, body = front(path)
+            _with_body(path, body + f"vault line {i}\n")
+            store.append_note(A.id, f"cli line {i}")  # `studytui note ID --append` meanwhile
+            report = import_vault(root, GUIDE, store)
+            assert report.notes_conflicted == [] and report.notes_merged == 1
+            export_vault(root, GUIDE, store)
+        note = store.get_note(A.id)
+    assert "conflicting note" not in note
+    for i in range(8):
+        assert note.count(f"vault line {i}") == 1 and note.count(f"cli line {i}") == 1
+    assert len(note) <= len("start of the note\n") + 8 * (len("vault line 0\n") + len("cli line 0\n")) + 8
+
+
+def test_a_file_with_a_byte_order_mark_is_read(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = entry_file(vault, A)
+    text = path.read_text(encoding="utf-8").replace("first thoughts", "edited in Notepad")
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    code, out, err = run(capsys, "import", str(vault))
+    assert code == 0, err
+    with open_store() as store:
+        assert store.get_note(A.id) == "edited in Notepad\n"  # no BOM in the note
+
+
+def test_oversized_front_matter_is_refused_by_name(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = entry_file(vault, A)
+    meta, body = split_front_matter(path.read_text(encoding="utf-8"))
+    path.write_text(f"---\n{meta}padding: '{'x' * (70 * 1024)}'\n---\n{body}changed\n", encoding="utf-8")
+    before = snapshot()
+    code, _, err = run(capsys, "import", str(vault))
+    assert code == 2 and err.count("\n") == 1 and f"{A.id}.md" in err and "64 KiB" in err
+    assert snapshot() == before
+    # One of the learner's own files (no mark) with long front matter is left alone, and said so.
+    path.write_text(f"---\npadding: '{'x' * (70 * 1024)}'\n---\nmine\n", encoding="utf-8")
+    code, _, err = run(capsys, "import", str(vault))
+    assert code == 0 and f"{A.id}.md alone" in err and "64 KiB" in err
+
+
+def _fstat_changing(monkeypatch: pytest.MonkeyPatch, target: Path, torn_reads: int) -> list[int]:
+    """os.fstat as seen by the vault reader: for `target`, the stat taken after reading shows a
+    newer modification time, `torn_reads` times (a program rewriting the file in place)."""
+    from types import SimpleNamespace
+
+    import studytui.takealong.vault as vault_module
+
+    real = os.fstat
+    ident = (os.stat(target).st_dev, os.stat(target).st_ino)
+    calls = [0]
+
+    def fstat(fd: int):
+        st = real(fd)
+        if (st.st_dev, st.st_ino) != ident:
+            return st
+        calls[0] += 1
+        if calls[0] % 2 == 0 and calls[0] // 2 <= torn_reads:  # the "after" stat of a torn read
+            return SimpleNamespace(st_mode=st.st_mode, st_size=st.st_size, st_mtime=st.st_mtime + 1,
+                                   st_mtime_ns=st.st_mtime_ns + 10**9, st_ctime_ns=st.st_ctime_ns + 10**9)
+        return st
+
+    monkeypatch.setattr(vault_module.os, "fstat", fstat)
+    return calls
+
+
+def test_a_file_changing_while_read_is_read_again(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = entry_file(vault, A)
+    _with_body(path, "the finished edit\n")
+    calls = _fstat_changing(monkeypatch, path, torn_reads=2)
+    with open_store() as store:
+        import_vault(vault, GUIDE, store)
+        assert store.get_note(A.id) == "the finished edit\n"
+    assert calls[0] == 6  # three reads, the third one stable
+
+
+def test_a_file_that_keeps_changing_while_read_is_refused_by_name(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from studytui.errors import UsageError
+
+    path = entry_file(vault, A)
+    _with_body(path, "half of an ed")
+    _fstat_changing(monkeypatch, path, torn_reads=99)
+    before = snapshot()
+    with open_store() as store, pytest.raises(UsageError) as info:
+        import_vault(vault, GUIDE, store)
+    assert f"{A.id}.md changed while it was read" in str(info.value) and "nothing was changed" in str(info.value)
+    assert snapshot() == before
+
+
+def test_every_exported_file_ends_with_a_newline(vault: Path) -> None:
+    files = list(vault.rglob("*.md"))
+    assert files and all(f.read_bytes().endswith(b"\n") for f in files)
+
+
+def test_a_folder_swapped_for_a_symlink_during_export_is_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import studytui.takealong.vault as vault_module
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    section = vault / A.section_id
+    real_open = vault_module._Writer._open_folder
+
+    def swap_then_open(self, rel_dir):
+        if rel_dir.as_posix() == A.section_id and not section.is_symlink():
+            # After the checks of can_write, before the write: the folder becomes a symlink out.
+            section.rename(tmp_path / "moved-away")
+            section.symlink_to(outside, target_is_directory=True)
+        return real_open(self, rel_dir)
+
+    monkeypatch.setattr(vault_module._Writer, "_open_folder", swap_then_open)
+    with open_store() as store:
+        store.set_note(A.id, "changed, so export rewrites the file")
+        summary = export_vault(vault, GUIDE, store)
+    assert list(outside.iterdir()) == []  # nothing written outside the vault
+    assert any(f"its folder {A.section_id} is a symbolic link" in w for w in summary.warnings)
+
+
+def test_a_file_swapped_for_a_symlink_during_export_is_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import studytui.takealong.vault as vault_module
+
+    target = tmp_path / "victim.txt"
+    target.write_text("do not touch")
+    path = entry_file(vault, A)
+    real_write = vault_module._Writer._write_file
+
+    def swap_then_write(self, rel, data):
+        if rel.name == path.name and not path.is_symlink():
+            path.unlink()
+            path.symlink_to(target)
+        return real_write(self, rel, data)
+
+    monkeypatch.setattr(vault_module._Writer, "_write_file", swap_then_write)
+    with open_store() as store:
+        store.set_note(A.id, "changed, so export rewrites the file")
+        summary = export_vault(vault, GUIDE, store)
+    assert target.read_text() == "do not touch" and path.is_symlink()
+    assert any(f"{A.id}.md as it is: it is a symbolic link" in w for w in summary.warnings)
+    assert not [p for p in path.parent.iterdir() if "studytui-tmp" in p.name]  # no temporary file left
+
+
+def test_export_keeps_a_files_mode_and_leaves_a_read_only_file(vault: Path) -> None:
+    path_a, path_c = entry_file(vault, A), entry_file(vault, C)
+    os.chmod(path_a, 0o640)
+    os.chmod(path_c, 0o444)
+    before_c = path_c.read_bytes()
+    with open_store() as store:
+        store.set_note(A.id, "a new text for A")
+        store.set_note(C.id, "a new text for C")
+        summary = export_vault(vault, GUIDE, store)
+    assert front(path_a)[1] == "a new text for A\n" and (os.stat(path_a).st_mode & 0o777) == 0o640
+    assert path_c.read_bytes() == before_c and (os.stat(path_c).st_mode & 0o777) == 0o444
+    assert any(f"{C.id}.md as it is: it is read-only (mode 0444)" in w for w in summary.warnings)

@@ -287,20 +287,10 @@ class Catalog:
 
 
 def _load_yaml(path: Path) -> Any:
-    import yaml
+    """A hardware file, bounded in size and in YAML aliases; every problem one line naming it."""
+    from studytui.guide.yamlio import load_user_yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return yaml.load(handle, Loader=loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: cannot read (not UTF-8 text)") from None
+    return load_user_yaml(path, "a hardware file")
 
 
 def _entries(data: Any, path: Path) -> list[dict[str, Any]]:

@@ -293,12 +293,16 @@ _PRESETS: dict[str, dict[str, Preset]] = {}
 def _preset_from_file(path: Path) -> Preset:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with open(path, encoding="utf-8") as handle:
-        try:
-            data = yaml.load(handle, Loader=loader)
-        except yaml.YAMLError:
-            raise UsageError(f"{path}: not valid YAML") from None
+    from studytui import fileio
+    from studytui.guide.yamlio import AliasError, error_line, safe_load
+
+    text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a model preset")
+    try:
+        data = safe_load(text)
+    except AliasError as exc:
+        raise UsageError(error_line(exc, str(path)) + "; not read") from None
+    except yaml.YAMLError:
+        raise UsageError(f"{path}: not valid YAML") from None
     if not isinstance(data, dict) or "id" not in data or "config" not in data:
         raise UsageError(f"{path}: a model preset needs 'id' and 'config'")
     params = params_from_config(dict(data["config"]), str(data["id"]), str(path))

@@ -103,11 +103,10 @@ def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> Tables:
-    import yaml
+    from studytui import fileio
+    from studytui.guide.yamlio import safe_load
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with open(path, encoding="utf-8") as handle:
-        raw = yaml.load(handle, Loader=loader)
+    raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the compute-capability tables"))
     defaults = raw.get("defaults") or {}
     caps: dict[str, ComputeCapability] = {}
     for row in raw["compute_capabilities"]:

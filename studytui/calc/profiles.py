@@ -32,9 +32,12 @@ def load_profile(path: str | Path) -> dict[str, Any]:
     """Parse a profile file; UsageError (one line) if it cannot be read or is not a mapping."""
     import yaml
 
+    from studytui import fileio
+    from studytui.guide.yamlio import AliasError, error_line, safe_load
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a measured profile")
     except FileNotFoundError:
         raise UsageError(f"measured profile not found: {path}") from None
     except OSError as exc:
@@ -43,7 +46,9 @@ def load_profile(path: str | Path) -> dict[str, Any]:
         raise UsageError(f"measured profile {path} is not UTF-8 text") from None
     try:
         # libyaml's loader where present: profiles are long, and calculators must answer fast.
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = safe_load(text)
+    except AliasError as exc:
+        raise UsageError(error_line(exc, str(path)) + "; not read") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -178,10 +183,17 @@ _CHECKED: PerFileState[tuple[str, ...]] = PerFileState()
 def _check_profile(path: Path) -> tuple[str, ...]:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from studytui import fileio
+    from studytui.guide.yamlio import AliasError, error_line, safe_load
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # composing only, for line numbers
     try:
-        text = path.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=loader)
+        text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a measured profile")
+        data = safe_load(text)
+    except fileio.TooLargeError as exc:
+        return (f"{path}:1: {str(exc).split(': ', 1)[-1]}",)
+    except AliasError as exc:
+        return (error_line(exc, str(path)) + "; not read",)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         return (f"{path}:{mark.line + 1 if mark else 1}: not valid YAML",)

@@ -446,7 +446,6 @@ def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, con
         groups = elements / (2 * params.head_dim)
         result.values["equivalent_gqa_groups"] = groups
         result.step(f"equivalent GQA groups at head dim {params.head_dim} = {elements} / (2 x {params.head_dim}) = {g(groups)}")
-        result.row("equivalent GQA groups", g(groups))
     else:
         result.step(f"elements/token/layer = 2 x n_kv x H = 2 x {params.kv_heads} x {params.head_dim} = {elements}")
     result.step(f"KV bytes/token = L x elements x b_kv = {params.layers} x {elements} x {g(b)} = {g(per_token)}")
@@ -455,6 +454,8 @@ def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, con
     result.step(f"MHA equivalent = 2 x L x n_q x H x b_kv = 2 x {params.layers} x {params.heads} x {params.head_dim} x {g(b)} = {g(mha)} ({g(mha / per_token)}x more)")
     result.row("model", params.name)
     result.row("KV elements per token per layer", format_count(elements))
+    if params.is_mla:  # after the model it describes
+        result.row("equivalent GQA groups", g(result.values["equivalent_gqa_groups"]))
     result.row("KV bytes per token", format_size(per_token))
     result.row(f"KV per sequence at {context:,} tokens", format_size(per_seq))
     result.row(f"KV for batch {batch}", f"{format_size(total)} ({format_size(total, binary=True)})")

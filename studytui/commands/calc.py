@@ -29,13 +29,36 @@ _KIND_HINTS = {
     "choice": "CHOICE",
 }
 _UNITS_HELP = """\
-units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal);
-FLOP rates 989TFLOP/s, '989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.
+units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal); FLOP rates 989TFLOP/s, '989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.
 precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).
-Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1,
-and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.
---json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); --explain prints every
-formula with the numbers substituted."""
+
+Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1, and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.
+
+--json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); --explain prints every formula with the numbers substituted."""
+
+# A line of help text that starts a list item ("  roofline     what it does") or carries a label
+# ("units: ..."): its continuation lines hang under the text after the name or label.
+_HANGING = re.compile(r"^(\s+\S+\s{2,}|[a-z][\w -]{0,18}: )")
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs filled to the terminal's width (argparse's own wrapping is for
+    option help only): blank lines separate paragraphs, each line is one item, continuation lines
+    hang under its text, and no word is broken."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        from studytui.output import wrap_words
+
+        out: list[str] = []
+        for line in text.splitlines():
+            if not line.strip():
+                out.append("")
+                continue
+            m = _HANGING.match(line)
+            lead = indent + (m.group(1) if m else line[: len(line) - len(line.lstrip())])
+            body = line[m.end():] if m else line.lstrip()
+            out.extend(wrap_words(body, width, lead, " " * len(lead)))
+        return "\n".join(out)
 
 
 def _preset_ids() -> list[str]:
@@ -79,18 +102,13 @@ def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | Non
 def _register_calc(subparsers: argparse._SubParsersAction) -> None:
     from studytui.calc.forms import CALCULATORS
 
-    import textwrap
-
-    lines = [
-        textwrap.fill(spec.description, width=96, initial_indent=f"  {name:<12} ", subsequent_indent=" " * 15)
-        for name, spec in CALCULATORS.items()
-    ]
+    lines = [f"  {name:<12} {spec.description}" for name, spec in CALCULATORS.items()]
     calc = subparsers.add_parser(
         "calc",
         help=CALC_HELP,
         description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
         + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_HelpFormatter,
         allow_abbrev=False,
     )
     calc.set_defaults(func=_calc_usage, calc_parser=calc)
@@ -102,7 +120,7 @@ def _register_calc(subparsers: argparse._SubParsersAction) -> None:
             epilog = f"model presets: {presets}\n\n" + epilog
         p = calc_sub.add_parser(
             name, help=spec.title, description=spec.description, epilog=epilog,
-            formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False,
+            formatter_class=_HelpFormatter, allow_abbrev=False,
         )
         p._negative_number_matcher = _NEGATIVE_VALUE  # see _NEGATIVE_VALUE
         for f in spec.fields:
@@ -176,18 +194,20 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
     for label, value in result.rows:
         table.add_row(label, value)
     out.print(table)
-    for warning in result.warnings:
-        from rich.markup import escape  # warnings quote names and files the user chose
+    from studytui.output import print_wrapped
 
-        out.print(f"[bold red]warning:[/] {escape(str(warning))}", markup=True, highlight=False)
+    for warning in result.warnings:
+        # Warnings quote names and files the user chose: printed as text, never markup.
+        print_wrapped(str(warning), "warning: ", "  ", style="bold red", con=out)
     if explain:
         out.print("\n[bold]How it was computed[/]")
         for line in result.explain:
-            out.print(f"  {line}", markup=False, highlight=False)
+            lead = "  " + line[: len(line) - len(line.lstrip())]
+            print_wrapped(line.strip(), lead, lead + "    ", con=out)
     if result.assumptions:
         out.print("\n[bold]Assumptions[/]")
         for line in result.assumptions:
-            out.print(f"  - {line}", markup=False, highlight=False)
+            print_wrapped(line, "  - ", con=out)
     if not explain:
         out.print("\n[dim](--explain shows every formula with its numbers)[/]")
 
@@ -217,51 +237,106 @@ def _run_gpus(args: argparse.Namespace) -> int:
 
         print_json({"label": VENDOR_PEAK_LABEL, "accelerators": [a.to_json() for a in catalog]})
         return 0
-    from rich.table import Table
+    _print_catalog(catalog)
+    return 0
 
-    from studytui.output import console
 
-    table = Table(title=f"Accelerators: dense {VENDOR_PEAK_LABEL}", title_justify="left")
-    table.add_column("id", no_wrap=True)
-    table.add_column("aliases")
-    table.add_column("name")
-    for col in ("bf16 TFLOP/s", "fp8 TFLOP/s", "memory", "HBM TB/s", "link GB/s bidir (one way)"):
-        table.add_column(col, justify="right")
+# The catalog's key figures: (header line 1, header line 2, right-aligned).
+_CATALOG_COLUMNS = (
+    ("", "id", False),
+    ("bf16", "TFLOP/s", True),
+    ("fp8", "TFLOP/s", True),
+    ("", "memory", True),
+    ("HBM", "TB/s", True),
+    ("link GB/s", "bidir (one way)", True),
+)
+
+
+def _print_catalog(catalog: Any) -> None:
+    """`studytui gpus`: one line per accelerator where the terminal has room for its figures, name
+    and aliases (about 140 columns); else a two-line record: id and figures, then the name whole."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from studytui.calc.hardware import VENDOR_PEAK_LABEL
+    from studytui.output import console, visible, wrap_words
+
+    out = console()
+    rows = []
     for acc in catalog:
         link = "-" if acc.link_bw_bidir is None else f"{acc.link_bw_bidir / 1e9:g} ({acc.link_bw_per_direction / 1e9:g})"
-        table.add_row(
-            acc.id,
-            ", ".join(acc.aliases),
-            acc.name,
+        figures = (
             f"{acc.peak_flops['bf16'] / 1e12:g}" if "bf16" in acc.peak_flops else "-",
             f"{acc.peak_flops['fp8'] / 1e12:g}" if "fp8" in acc.peak_flops else "-",
             f"{acc.memory_gb:g} {acc.memory_unit}" if acc.memory_gb else "-",
             f"{acc.mem_bw / 1e12:g}",
             link,
         )
-    out = console()
-    out.print(table)
-    out.print("'studytui gpus ID' shows one accelerator with its sources and notes.", highlight=False)
-    return 0
+        # Names and ids may come from the learner's hardware files: control characters escaped.
+        rows.append((visible(acc.id), figures, visible(acc.name), visible(", ".join(acc.aliases))))
+    widths = [
+        max([cell_len(h1), cell_len(h2)] + [cell_len(r[0] if i == 0 else r[1][i - 1]) for r in rows])
+        for i, (h1, h2, _right) in enumerate(_CATALOG_COLUMNS)
+    ]
+    gap = "  "
+
+    def cells(values: list[str]) -> str:
+        return gap.join(
+            v.rjust(w) if right else v.ljust(w) for v, w, (_a, _b, right) in zip(values, widths, _CATALOG_COLUMNS)
+        )
+
+    name_width = max([4] + [cell_len(r[2]) for r in rows])
+    alias_width = max([7] + [cell_len(r[3]) for r in rows])
+    one_line = sum(widths) + len(gap) * (len(widths) + 1) + name_width + alias_width <= out.width
+    out.print(Text(f"Accelerators: dense {VENDOR_PEAK_LABEL}", style="bold"), soft_wrap=True)
+    head1 = cells([h1 for h1, _h2, _r in _CATALOG_COLUMNS])
+    head2 = cells([h2 for _h1, h2, _r in _CATALOG_COLUMNS])
+    if one_line:
+        head1 += gap + " " * name_width + gap
+        head2 += gap + "name".ljust(name_width) + gap + "aliases"
+    out.print(Text(head1.rstrip(), style="bold"), soft_wrap=True)
+    out.print(Text(head2.rstrip(), style="bold"), soft_wrap=True)
+    for acc_id, figures, name, aliases in rows:
+        line = Text(acc_id.ljust(widths[0]), style="bold") + Text(gap + cells(["", *figures])[widths[0] + len(gap):])
+        if one_line:
+            line += Text(gap + (name.ljust(name_width) + gap if aliases else name)) + Text(aliases, style="dim")
+            out.print(line, soft_wrap=True)
+            continue
+        out.print(line, soft_wrap=True)
+        # The name whole on its own line, then the aliases (on the same line where they fit).
+        also = f"  (also {aliases})" if aliases else ""
+        if cell_len("  " + name + also) <= out.width:
+            out.print(Text("  " + name) + Text(also, style="dim"), soft_wrap=True)
+        else:
+            out.print(Text("  " + name), soft_wrap=True)
+            for part in wrap_words(aliases, out.width, "    also ", "         ") if aliases else []:
+                out.print(Text(part, style="dim"), soft_wrap=True)
+    out.print("'studytui gpus ID' shows one accelerator with its sources and notes.", highlight=False, markup=False)
 
 
 def _print_gpu(acc: Any) -> None:
     from rich.table import Table
 
     from studytui.calc.hardware import VENDOR_PEAK_LABEL
+    from rich.text import Text
+
     from studytui.calc.units import format_flops_rate, format_rate, format_size
-    from studytui.output import console
+    from studytui.output import console, visible
+
+    def shown(value: Any) -> Text:
+        """A value from a hardware file (maybe the learner's): no markup, control characters escaped."""
+        return Text(visible(str(value)))
 
     out = console()
-    table = Table(title=f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}", show_header=False, title_justify="left", box=None)
+    table = Table(title=shown(f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}"), show_header=False, title_justify="left", box=None)
     table.add_column(style="bold")
     table.add_column()
     if acc.aliases:
-        table.add_row("aliases", ", ".join(acc.aliases))
-    table.add_row("vendor", acc.vendor)
+        table.add_row("aliases", shown(", ".join(acc.aliases)))
+    table.add_row("vendor", shown(acc.vendor))
     for key in ("arch", "year", "form_factor", "memory_type"):
         if acc.raw.get(key) is not None:
-            table.add_row(key.replace("_", " "), str(acc.raw[key]))
+            table.add_row(key.replace("_", " "), shown(acc.raw[key]))
     for dtype, value in acc.peak_flops.items():
         sparse = acc.peak_flops_sparse.get(dtype)
         extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
@@ -276,37 +351,40 @@ def _print_gpu(acc: Any) -> None:
     elif acc.memory_bytes:
         table.add_row("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)")
     if acc.link_bw_bidir:
-        table.add_row("scale-up link", f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = {format_rate(acc.link_bw_per_direction)} per direction")
+        table.add_row("scale-up link", shown(f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = {format_rate(acc.link_bw_per_direction)} per direction"))
         if acc.interconnect_domain:
-            table.add_row("link domain", str(acc.interconnect_domain))
+            table.add_row("link domain", shown(acc.interconnect_domain))
         if acc.axis_bw_per_direction:
             table.add_row("ring along one torus axis", f"{format_rate(acc.axis_bw_per_direction)} one way (what collectives use)")
     else:
-        table.add_row("scale-up link", str(acc.interconnect_name or "none"))
+        table.add_row("scale-up link", shown(acc.interconnect_name or "none"))
     if acc.scale_out_bw_per_direction:
-        table.add_row("scale-out network", f"{acc.scale_out_name}: {format_rate(acc.scale_out_bw_per_direction)} per GPU per direction "
-                      f"({acc.scale_out_source})")
+        table.add_row("scale-out network", shown(f"{acc.scale_out_name}: {format_rate(acc.scale_out_bw_per_direction)} per GPU per direction "
+                      f"({acc.scale_out_source})"))
     if acc.sm_count:
-        table.add_row("SMs", str(acc.sm_count))
+        table.add_row("SMs", shown(acc.sm_count))
     for key, label in (("l2_mb", "L2 (MB)"), ("llc_mb", "last-level cache (MB)"), ("boost_clock_mhz", "boost clock (MHz)"), ("tdp_w", "power (W)"), ("host_interface", "host interface")):
         if acc.raw.get(key) is not None:
-            table.add_row(label, str(acc.raw[key]))
+            table.add_row(label, shown(acc.raw[key]))
     if acc.confidence:
-        table.add_row("confidence", acc.confidence)
-    table.add_row("origin", "built-in catalog" if not acc.is_user else acc.origin)
+        table.add_row("confidence", shown(acc.confidence))
+    table.add_row("origin", shown("built-in catalog" if not acc.is_user else acc.origin))
     out.print(table)
+    from studytui.output import print_wrapped
+
+    # Sources are mostly URLs: each item wraps under its text, and a URL is never broken.
     if acc.sources:
         out.print("\n[bold]Sources[/]")
         for source in acc.sources:
-            out.print(f"  - {source}", markup=False, highlight=False)
+            print_wrapped(str(source), "  - ", con=out)
     cross = acc.raw.get("cross_checked_with") or []
     if cross:
         out.print("\n[bold]Cross-checked with[/]")
         for item in cross:
-            out.print(f"  - {item}", markup=False, highlight=False)
+            print_wrapped(str(item), "  - ", con=out)
     if acc.notes:
         out.print("\n[bold]Notes[/]")
-        out.print(f"  {acc.notes}", markup=False, highlight=False)
+        print_wrapped(str(acc.notes), "  ", con=out)
     out.print(f"\n[dim]All figures are dense {VENDOR_PEAK_LABEL}. Measure your own ceilings before trusting a roofline.[/]")
 
 

@@ -11,7 +11,7 @@ from studytui.errors import UsageError
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     p = sub.add_parser("list", help="entries in guide order", description="List the guide's entries in order.")
-    p.add_argument("--section", metavar="S", help="only this section (id, number such as 2, or title words)")
+    p.add_argument("--section", metavar="S", help="only this section: id, number such as 2 (0 for Start here), or title words")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_list)
 
@@ -40,7 +40,12 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
     p.add_argument("id", help="entry id")
     p.set_defaults(func=cmd_open)
 
-    p = sub.add_parser("where", help="print the content and data directories in use")
+    p = sub.add_parser(
+        "where", help="print the content and data directories in use",
+        description="Print the content and data directories in use. In a source checkout the data directory "
+        "defaults to progress/ inside the clone: 'where' then warns that deleting the clone or 'git clean -fdX' "
+        "deletes your notes, and how to keep them elsewhere or back them up.",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_where)
 
@@ -83,11 +88,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     guide = _guide(args)
     entries = guide.entries
     if args.section:
-        section = guide.section(args.section)
-        if section is None:
-            names = ", ".join(s.id for s in guide.sections)
-            raise UsageError(f"unknown section '{args.section}' (one of: {names})")
-        entries = section.entries
+        entries = guide.resolve_section(args.section).entries  # the forms `practice SECTION` takes
     progress = _progress(args, guide)
 
     def state_of(entry_id: str) -> str:
@@ -103,35 +104,74 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         print_json([{**e.to_dict(), "state": state_of(e.id), "has_note": has_note(e.id)} for e in entries])
         return 0
+    from studytui.output import console
+
+    con = console()
+    notes = sum(has_note(e.id) for e in entries)
+    rows = [(e, f"{STATE_GLYPHS.get(state_of(e.id), '?')} {state_of(e.id)}", has_note(e.id)) for e in entries]
+    id_width = max([2] + [len(e.id) for e in entries])
+    kind_width = max([4] + [len(e.kind or "-") for e in entries])
+    # state (10) + ✎ (1) + id, two cells between columns: a table only while the title keeps
+    # LIST_TITLE_WIDTH cells (the kind only where there is room for it too); else two-line records.
+    table_title = con.width - (10 + 2 + 1 + 2 + id_width + 2)
+    if table_title >= LIST_TITLE_WIDTH:
+        _list_table(con, rows, wide=table_title - kind_width - 2 >= LIST_TITLE_WIDTH)
+    else:
+        _list_records(con, rows)
+    count = len(entries)
+    tail = f"; {notes} with a note (✎)" if notes else ""
+    con.print(f"{count} entr{'y' if count == 1 else 'ies'}{tail}", style="dim", markup=False)
+    return 0
+
+
+# The narrowest title column `list` shows as a table; below it, each entry is two lines.
+LIST_TITLE_WIDTH = 40
+
+
+def _list_table(con: Any, rows: list, wide: bool) -> None:
     from rich.table import Table
     from rich.text import Text
-
-    from studytui.output import console
 
     table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
     table.add_column("state", no_wrap=True)
     table.add_column("✎", no_wrap=True)  # the entry has a note
     table.add_column("id", style="cyan", no_wrap=True)
-    wide = console().width >= 120  # the kind only where there is room: state matters more here
     if wide:
         table.add_column("kind", no_wrap=True)
     table.add_column("title")
     current = None
-    notes = 0
-    for e in entries:
+    for e, state, noted in rows:
         if e.section_id != current:
             current = e.section_id
             table.add_row("", "", "", *([""] if wide else []), Text(e.section_title, style="bold underline"))
-        state = state_of(e.id)
-        noted = has_note(e.id)
-        notes += noted
         kind = [e.kind or "-"] if wide else []
-        table.add_row(f"{STATE_GLYPHS.get(state, '?')} {state}", "✎" if noted else "", e.id, *kind, Text(e.title))
-    console().print(table)
-    count = len(entries)
-    tail = f"; {notes} with a note (✎)" if notes else ""
-    console().print(f"{count} entr{'y' if count == 1 else 'ies'}{tail}", style="dim", markup=False)
-    return 0
+        table.add_row(state, "✎" if noted else "", e.id, *kind, Text(e.title))
+    con.print(table)
+
+
+def _list_records(con: Any, rows: list) -> None:
+    """Two lines an entry: state (and ✎ for a note) and the title (wrapping under itself), then the
+    id under the title. For terminals too narrow for a table with a readable title column (80 columns)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    current = None
+    table = None
+    for e, state, noted in rows:
+        if e.section_id != current:
+            if table is not None:
+                con.print(table)
+            current = e.section_id
+            con.print(Text(e.section_title, style="bold underline"))
+            table = Table(box=None, pad_edge=False, show_header=False)
+            table.add_column("state", no_wrap=True, min_width=11)
+            table.add_column("entry")
+        entry = Text(e.title)
+        entry.append("\n")
+        entry.append(e.id, style="cyan")
+        table.add_row(state + (" ✎" if noted else ""), entry)
+    if table is not None:
+        con.print(table)
 
 
 def _entry_markdown(e) -> str:
@@ -150,13 +190,29 @@ def _entry_markdown(e) -> str:
         lines.append(f"*{label}:* {e.date}")
     if e.placement == "inferred":
         lines.append("*Placement:* inferred (placed from the update notes; position not confirmed)")
-    if e.url:
-        lines.append(f"*Source:* <{e.url}>")
-    else:
+    if not e.url:
         lines.append(f"*Source:* none yet ({e.no_url_reason})")
-    for url in e.related_urls:
-        lines.append(f"*Related:* <{url}>")
+    # The URLs are printed after the Markdown, unbroken (see _print_urls).
     return "\n\n".join(l for l in lines if l is not None)
+
+
+def _print_urls(con: Any, e) -> None:
+    """The source and related URLs, each whole on one line: Markdown would wrap a long URL at the
+    terminal's width, and a copied URL with a line break in it does not work. A URL that does not
+    fit beside its label gets a line of its own; one longer than the terminal is left to the
+    terminal to fold (it is still one line: copying gives it whole)."""
+    from rich.cells import cell_len
+    from rich.style import Style
+    from rich.text import Text
+
+    for label, url in ([("Source:", e.url)] if e.url else []) + [("Related:", u) for u in e.related_urls]:
+        con.print()
+        link = Text(url, style=Style(link=url))  # OSC 8 where the terminal allows
+        if cell_len(f"{label} {url}") <= con.width:
+            con.print(Text(label + " ", style="italic") + link, soft_wrap=True)
+        else:
+            con.print(Text(label, style="italic"))
+            con.print(link, soft_wrap=True)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -181,6 +237,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
     con = console()
     con.print(Markdown(_entry_markdown(e), hyperlinks=True))
+    _print_urls(con, e)
     status = Text()
     status.append("\nState: ", style="bold")
     status.append(f"{STATE_GLYPHS.get(state, '?')} {state}")
@@ -340,18 +397,26 @@ def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
 
 
 def cmd_where(args: argparse.Namespace) -> int:
-    from studytui.paths import content_dir, data_dir, is_source_checkout
+    from studytui.paths import BACKUP_HINT, CHECKOUT_WARNING, content_dir, data_dir, inside_checkout, is_source_checkout
 
     content, data = content_dir(args.content), data_dir(args.data_dir)
+    in_checkout = inside_checkout(data)
     if args.json:
         from studytui.output import print_json
 
         print_json({"content_dir": str(content), "data_dir": str(data), "database": str(data / "studytui.db"),
-                    "source_checkout": is_source_checkout()})
+                    "source_checkout": is_source_checkout(), "data_dir_in_checkout": in_checkout,
+                    "data_dir_warning": CHECKOUT_WARNING if in_checkout else None})
         return 0
     import sys
 
-    sys.stdout.write(f"content: {content}\ndata:    {data}\n")
+    from studytui.output import for_terminal
+
+    text = f"content: {content}\ndata:    {data}\n"
+    if in_checkout:
+        # One line each (a terminal folds them), so they read whole when piped or grepped.
+        text += f"warning: {CHECKOUT_WARNING}\n{BACKUP_HINT}\n"
+    sys.stdout.write(for_terminal(text))
     return 0
 
 

@@ -3,6 +3,7 @@
     studytui practice [SECTION] [--json]                       the problems, last results, mastery
     studytui practice show ID [--seed N] [--json]              one variant's question
     studytui practice answer ID VALUE [--seed N] [--reveal] [--json]   grade and record an attempt
+    studytui practice answer ID --reveal [--seed N] [--json]           the answer and solution, unanswered
     studytui practice due [--json]                             what is due for review now
 
 Only argparse is imported at module level; handlers import the rest when they run.
@@ -20,7 +21,7 @@ ACTIONS = ("show", "answer", "due")
 USAGE = (
     "studytui practice [SECTION] [--json]\n"
     "       studytui practice show ID [--seed N] [--json]\n"
-    "       studytui practice answer ID VALUE [--seed N] [--reveal] [--json]\n"
+    "       studytui practice answer ID [VALUE] [--seed N] [--reveal] [--json]\n"
     "       studytui practice due [--json]"
 )
 
@@ -35,13 +36,15 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
             "variant (a new one after each correct answer; --seed N picks one). 'answer ID VALUE' grades "
             "and records an attempt: numbers may carry units ('31 ms', '0.031s', '8 GiB'), a bare number "
             "is read in the question's unit, a choice is its name or number. A miss shows the next hint; "
-            "a hit (or --reveal) shows the answer and the worked solution. 'due' lists the problems "
+            "a hit (or --reveal) shows the answer and the worked solution. 'answer ID --reveal' with no "
+            "VALUE shows them without an answer (recorded as a miss for review until you get it right, as "
+            "in the app). 'due' lists the problems "
             "whose review is due (FSRS: a miss comes back within minutes, a hit days later)."
         ),
     )
-    p.add_argument("words", nargs="*", metavar="ARGS", help="SECTION | show ID | answer ID VALUE | due")
+    p.add_argument("words", nargs="*", metavar="ARGS", help="SECTION | show ID | answer ID [VALUE] | due")
     p.add_argument("--seed", metavar="N", help="the variant (0 to 2147483647) for show and answer")
-    p.add_argument("--reveal", action="store_true", help="answer: also show the expected answer and the solution")
+    p.add_argument("--reveal", action="store_true", help="answer: also show the expected answer and the solution (with no VALUE: only them)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_practice)
 
@@ -50,9 +53,11 @@ def cmd_practice(args: argparse.Namespace) -> int:
     words = list(args.words)
     action = words[0] if words and words[0] in ACTIONS else "list"
     rest = words[1:] if action != "list" else words
-    expected_count = {"list": (0, 1), "show": (1, 1), "answer": (2, 2), "due": (0, 0)}[action]
+    expected_count = {"list": (0, 1), "show": (1, 1), "answer": (1 if args.reveal else 2, 2), "due": (0, 0)}[action]
+    if action == "answer" and len(rest) == 1 and not args.reveal:
+        raise UsageError("usage: studytui practice answer ID VALUE (or 'answer ID --reveal' for the answer without grading one)")
     if not expected_count[0] <= len(rest) <= expected_count[1]:
-        shape = {"list": "practice [SECTION]", "show": "practice show ID", "answer": "practice answer ID VALUE",
+        shape = {"list": "practice [SECTION]", "show": "practice show ID", "answer": "practice answer ID [VALUE] [--reveal]",
                  "due": "practice due"}[action]
         raise UsageError(f"usage: studytui {shape} (got {len(rest)} argument(s); see 'studytui practice --help')")
     if args.seed is not None and action not in ("show", "answer"):
@@ -70,6 +75,8 @@ def cmd_practice(args: argparse.Namespace) -> int:
         if action == "show":
             return _show(practice, rest[0], args)
         if action == "answer":
+            if len(rest) == 1:
+                return _reveal(practice, rest[0], args)
             return _answer(practice, rest[0], rest[1], args)
         if action == "due":
             return _due(practice, args)
@@ -123,8 +130,7 @@ def _show(practice, problem_id: str, args) -> int:
     return 0
 
 
-def _expected_json(result, unit: str) -> Any:
-    exp = result.expected
+def _expected_json(exp, unit: str) -> Any:
     if exp.choice is not None:
         return exp.choice
     from studytui.practice.answers import UNITS
@@ -144,7 +150,7 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
             "solution": result.solution if show_expected else None,
         }
         if show_expected:
-            out["expected"] = _expected_json(result, problem.unit)
+            out["expected"] = _expected_json(result.expected, problem.unit)
         return _json(out)
     from rich.text import Text
 
@@ -168,6 +174,37 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
             con.print(Text(line))
         for command in calc_commands(practice.variant(problem_id, result.seed)):
             con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
+    return 0
+
+
+def _reveal(practice, problem_id: str, args) -> int:
+    """`practice answer ID --reveal` with no VALUE: the expected answer and the worked solution of
+    the current variant (or --seed N). As in the app, seeing the solution before a right answer
+    counts as a miss for review; the variant stays the same."""
+    from studytui.practice.grading import expected
+
+    problem = practice.get(problem_id)
+    variant = practice.variant(problem_id, args.seed)
+    solved = any(a.correct and a.seed == variant.seed for a in practice.attempts(problem_id))
+    lines = practice.reveal(problem_id, variant.seed)
+    exp = expected(variant)
+    if args.json:
+        return _json({
+            "id": problem.id, "seed": variant.seed, "correct": None, "revealed": True, "counted_as_miss": not solved,
+            "expected": _expected_json(exp, problem.unit), "solution": lines,
+        })
+    from rich.text import Text
+
+    con = _console()
+    con.print(Text(f"Expected: {exp.display(problem.unit)}", style="bold"))
+    con.print(Text("Solution", style="bold"))
+    for line in lines:
+        con.print(Text(line))
+    for command in calc_commands(variant):
+        con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
+    if not solved:
+        con.print(Text("Seen before a right answer: counted as a miss for review.", style="dim"))
+    con.print(Text(f"Answer it: studytui practice answer {problem.id} VALUE --seed {variant.seed}", style="dim"), soft_wrap=True)
     return 0
 
 

@@ -61,7 +61,8 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
         description="JSON: a complete, re-importable backup (states, times, notes, event log). Markdown: "
         "a readable study journal of all notes by section. Anki: a deck package (.apkg) of the glossary and "
         "the practice problems you met. Vault: a folder of Markdown notes (Obsidian-style front matter) "
-        "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md).",
+        "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md). The file or "
+        "folder written is reported as an absolute path, whatever the format.",
     )
     p.add_argument(
         "path", metavar="PATH",
@@ -85,8 +86,8 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
 
     p = sub.add_parser(
         "history", help="earlier versions of a note, and a way back",
-        description="List every saved version of an entry's note (oldest first, with times), print one "
-        "with --show N, or make one current again with --restore N. Restoring adds a new version; "
+        description="List every saved version of an entry's note (oldest first, each with its number N and "
+        "the time it was saved, UTC), print one with --show N, or make one current again with --restore N. Restoring adds a new version; "
         "nothing is ever removed from the history.",
     )
     p.add_argument("id", help="entry id (an orphaned id works too)")
@@ -150,10 +151,15 @@ def _out_verbatim(text: str) -> None:
     sys.stdout.flush()
 
 
-def _entry_text(entry: Any):  # -> rich.text.Text
+def _print_entry(entry: Any) -> None:
+    """The entry `next` shows: title, id and place; the URL on a line of its own, whole (never
+    wrapped: a copied URL with a line break in it does not work); then the summary."""
     from rich.style import Style
     from rich.text import Text
 
+    from studytui.output import console
+
+    con = console()
     text = Text()
     text.append(entry.title, style="bold")
     text.append(f"\n{entry.id}", style="cyan")
@@ -161,14 +167,13 @@ def _entry_text(entry: Any):  # -> rich.text.Text
     text.append(f"  ·  {where}", style="dim")
     if entry.kind:
         text.append(f"  ·  {entry.kind}", style="dim")
-    if entry.url:
-        text.append("\n")
-        text.append(entry.url, style=Style(link=entry.url))  # OSC 8 where the terminal allows
-    elif entry.no_url_reason:
+    if not entry.url and entry.no_url_reason:
         text.append(f"\nNo primary link yet: {entry.no_url_reason}", style="italic")
+    con.print(text)
+    if entry.url:
+        con.print(Text(entry.url, style=Style(link=entry.url)), soft_wrap=True)  # OSC 8 where the terminal allows
     if entry.summary:
-        text.append(f"\n\n{entry.summary}")
-    return text
+        con.print(Text(f"\n{entry.summary}"))
 
 
 # -- commands -------------------------------------------------------------------------------
@@ -196,7 +201,7 @@ def cmd_next(args: argparse.Namespace) -> int:
             f"of {plural(s.total, 'entry')}. See 'studytui progress'.\n"
         )
         return 0
-    console().print(_entry_text(entry))
+    _print_entry(entry)
     console().print(f"\nWhen you are done: studytui mark {entry.id} done   (or learning, skipped)", style="dim", markup=False)
     return 0
 
@@ -624,13 +629,19 @@ def _printable_name(name: str) -> str:
 def _read_export(path_arg: str) -> tuple[Any, str]:
     import json
 
+    from studytui import fileio
+
+    # Bounded (fileio.JSON_IMPORT_LIMIT): a 200 MB file must not take gigabytes to be refused.
+    limit, what = fileio.JSON_IMPORT_LIMIT, "a JSON export"
     if path_arg == "-":
-        raw, name = sys.stdin.buffer.read(), "stdin"
+        raw, name = fileio.read_stream_bounded(sys.stdin.buffer, limit, what, "stdin"), "stdin"
     else:
         path = Path(path_arg).expanduser()
         name = _printable_name(path.name)
         try:
-            raw = path.read_bytes()
+            raw = fileio.read_bounded(path, limit, what)
+        except fileio.TooLargeError as exc:
+            raise UsageError(f"{exc}; nothing was changed") from None
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}; nothing was changed") from None
     try:
@@ -748,22 +759,24 @@ def cmd_history(args: argparse.Namespace) -> int:
 
     from studytui.output import console
 
+    # Every column but the text keeps its width (the full time, the N that --show takes); the
+    # text gives way, on one line with an ellipsis.
     table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("#", justify="right", no_wrap=True)
-    table.add_column("saved (UTC)", no_wrap=True)
+    table.add_column("N", justify="right", no_wrap=True, min_width=1)
+    table.add_column("saved (UTC)", no_wrap=True, min_width=19)
     table.add_column("chars", justify="right", no_wrap=True)
-    table.add_column("text", overflow="ellipsis", no_wrap=True)
+    table.add_column("text", min_width=8)
     table.add_column("", style="dim", no_wrap=True)
     for v in versions:
         when = (v.at or "unknown time")[:19].replace("T", " ")
-        # The text flattened onto one line (line breaks as ⏎), cut by the table's ellipsis.
+        # The text flattened onto one line (line breaks as ⏎), cut with an ellipsis where it is long.
         first = " ⏎ ".join(line.strip() for line in v.text[:400].splitlines() if line.strip())
         marks = ", ".join(filter(None, (f"restores {v.restored_from}" if v.restored_from else "", "current" if v.current else "")))
-        table.add_row(str(v.number), when, str(len(v.text)), Text(visible(first[:200])), marks)
+        table.add_row(str(v.number), when, str(len(v.text)), Text(visible(first[:200]), no_wrap=True, overflow="ellipsis"), marks)
     con = console()
-    con.print(Text(f"Versions of the note on {visible(entry_id)}, oldest first:", style="bold"))
+    con.print(Text(f"Versions of the note on {visible(entry_id)}, oldest first:", style="bold"), soft_wrap=True)
     con.print(table)
-    con.print(
-        Text(f"See one: studytui history {visible(entry_id)} --show N   Restore one: studytui history {visible(entry_id)} --restore N", style="dim")
-    )
+    # The commands whole (the terminal folds one that is too long), so they can be copied.
+    con.print(Text(f"See one: studytui history {visible(entry_id)} --show N", style="dim"), soft_wrap=True)
+    con.print(Text(f"Restore: studytui history {visible(entry_id)} --restore N", style="dim"), soft_wrap=True)
     return 0

@@ -170,8 +170,12 @@ class Guide:
         return self._by_id.get(entry_id)
 
     def section(self, key: str) -> Section | None:
-        """A section by id, exact title, or leading number ("2" -> "2. Kernel optimization")."""
+        """A section by id, exact title, or leading number ("2" -> "2. Kernel optimization"); "0" is
+        the first section (Start here, which carries no number in its title; the problem files
+        number it 0). The one resolver behind `list --section` and `practice SECTION`."""
         k = key.strip().lower()
+        if k == "0" and self.sections:
+            return self.sections[0]
         for s in self.sections:
             if k in (s.id.lower(), s.title.lower()) or s.title.lower().startswith(k + "."):
                 return s
@@ -179,6 +183,16 @@ class Guide:
             if k in s.title.lower():
                 return s
         return None
+
+    def resolve_section(self, key: str) -> Section:
+        """`section(key)`, or a UsageError naming the forms a section can be given in."""
+        section = self.section(key)
+        if section is None:
+            from studytui.errors import UsageError
+
+            names = ", ".join(s.id for s in self.sections)
+            raise UsageError(f"unknown section '{key}' (one of: {names}; or a section number, 0 for the first)")
+        return section
 
     def section_of(self, entry: Entry) -> Section:
         for s in self.sections:

@@ -96,6 +96,9 @@ def load_catalog(paths: list[Path]) -> list[VendorFigures]:
     """Every accelerator entry in the YAML files (or folders of them) given; unreadable files skipped."""
     import yaml
 
+    from studytui import fileio
+    from studytui.guide.yamlio import safe_load
+
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -105,8 +108,8 @@ def load_catalog(paths: list[Path]) -> list[VendorFigures]:
     entries: list[VendorFigures] = []
     for file in files:
         try:
-            data = yaml.safe_load(file.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError):
+            data = safe_load(fileio.read_text_bounded(file, fileio.YAML_LIMIT, "a hardware file"))
+        except (OSError, UnicodeDecodeError, fileio.TooLargeError, yaml.YAMLError):
             continue
         for entry in _entries_in(data):
             try:

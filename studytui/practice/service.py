@@ -53,12 +53,7 @@ class Practice:
         return found
 
     def section(self, key: str):
-        # Start here carries no number in its title; "0" names it, as the problem files do.
-        section = self.guide.sections[0] if key.strip() == "0" and self.guide.sections else self.guide.section(key)
-        if section is None:
-            names = ", ".join(s.id for s in self.guide.sections)
-            raise UsageError(f"unknown section '{key}' (one of: {names}, or a section number)")
-        return section
+        return self.guide.resolve_section(key)
 
     def for_section(self, section_id: str) -> list[Problem]:
         return self.set.for_section(section_id)

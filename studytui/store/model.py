@@ -150,26 +150,34 @@ def _later(a: str | None, b: str | None) -> str | None:
     return max(a, b)
 
 
+def conflict_marker(source: str, incoming_at: str | None, local_at: str | None) -> str:
+    """The one line put between two clashing versions of (part of) a note."""
+    above = f"the text above was saved {local_at}" if local_at else "the text above is the one being saved"
+    return f"--- studytui: conflicting note kept from {source} (saved {incoming_at or 'at an unknown time'}) below; {above} ---"
+
+
 def conflict_separator(source: str, incoming_at: str | None, local_at: str | None) -> str:
-    return (
-        f"\n\n--- studytui: conflicting note kept from {source} (saved {incoming_at or 'at an unknown time'}); "
-        f"the text above was saved {local_at or 'at an unknown time'} ---\n\n"
-    )
+    return f"\n{conflict_marker(source, incoming_at, local_at)}\n"
 
 
 def merge_notes(
-    local: str, local_at: str | None, incoming: str, incoming_at: str | None, source: str
+    local: str, local_at: str | None, incoming: str, incoming_at: str | None, source: str,
+    base: str | None = None,
 ) -> tuple[str, bool]:
     """Merge two versions of a note without dropping a word. Returns (text, conflicted).
 
-    Identical or contained texts need no marker (one side already holds every word, e.g. the
-    other machine only appended); otherwise both are kept, separated by a line naming the source.
+    `base`: the version both were edited from (the draft's starting text, the text exported to a
+    vault, the newest version both stores' histories hold). With it the merge is three-way (see
+    `studytui.store.merge`): each side's changes are applied once, and only a hunk changed
+    differently on both sides is kept twice, around a marker line naming `source`. Without it,
+    identical or contained texts need no marker, and otherwise the shared start and end are
+    kept once and the differing middles both, around the marker line.
     """
-    if incoming == local or not incoming or incoming in local:
-        return local, False
-    if not local or local in incoming:
-        return incoming, False
-    return local + conflict_separator(source, incoming_at, local_at) + incoming, True
+    from studytui.store.merge import merge3, two_way
+
+    marker = conflict_marker(source, incoming_at, local_at)
+    merged = two_way(local, incoming, marker) if base is None else merge3(base, local, incoming, marker)
+    return merged.text, merged.conflicts > 0
 
 
 @dataclass(frozen=True)
@@ -180,8 +188,11 @@ class MergedProgress:
     note_conflicted: bool
 
 
-def merge_progress(local: EntryProgress, incoming: EntryProgress, source: str) -> MergedProgress:
-    """Per field, the newer change wins; notes are merged by `merge_notes`. Keeps local's id."""
+def merge_progress(
+    local: EntryProgress, incoming: EntryProgress, source: str, note_base: str | None = None
+) -> MergedProgress:
+    """Per field, the newer change wins; notes are merged by `merge_notes` (three-way when
+    `note_base`, the version both notes were edited from, is known). Keeps local's id."""
     state, state_at = local.state, local.state_changed_at
     state_changed = False
     if incoming.state_changed_at is not None and (
@@ -192,7 +203,9 @@ def merge_progress(local: EntryProgress, incoming: EntryProgress, source: str) -
     elif local.state_changed_at is None and incoming.state != local.state and incoming.state != DEFAULT_STATE:
         # Neither side has a time (hand-written export): a recorded state beats the default.
         state, state_changed = incoming.state, True
-    note, conflicted = merge_notes(local.note, local.note_updated_at, incoming.note, incoming.note_updated_at, source)
+    note, conflicted = merge_notes(
+        local.note, local.note_updated_at, incoming.note, incoming.note_updated_at, source, base=note_base
+    )
     note_changed = note != local.note
     note_at = _later(local.note_updated_at, incoming.note_updated_at) if note_changed else local.note_updated_at
     merged = EntryProgress(

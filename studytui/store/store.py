@@ -531,6 +531,14 @@ class Store:
         self._log(conn, "note", at, entry_id, data={"text": new, **(extra or {})})
         return True
 
+    def _logged_texts(self, conn: sqlite3.Connection, column: str, key: str, kind: str) -> set[str]:
+        """Every text the event log holds for one entry's note (column "entry_id", kind "note")
+        or one section's note ("section_id", "section_note")."""
+        assert column in ("entry_id", "section_id")
+        rows = conn.execute(f"SELECT data FROM events WHERE {column} = ? AND kind = ?", (key, kind)).fetchall()
+        texts = (_event_data(raw).get("text") for (raw,) in rows)
+        return {t for t in texts if isinstance(t, str)}
+
     def _last_logged_note(self, conn: sqlite3.Connection, entry_id: str) -> str | None:
         row = conn.execute(
             "SELECT data FROM events WHERE entry_id = ? AND kind = 'note' ORDER BY at DESC, id DESC LIMIT 1",
@@ -766,16 +774,23 @@ class Store:
             out["damaged"] = self.damaged
         return out
 
-    def import_json(self, data: Any, known_ids: Iterable[str], source: str = "import") -> ImportReport:
+    def import_json(
+        self, data: Any, known_ids: Iterable[str], source: str = "import",
+        note_bases: Mapping[str, str] | None = None,
+    ) -> ImportReport:
         """Merge an export into this store in one transaction (all or nothing).
 
-        Per entry the newer change wins; notes are never dropped (see `merge_notes`); events
-        are added unless already present; ids not in `known_ids` are kept and reported as
+        Per entry the newer change wins; notes are never dropped (see `merge_notes`): two notes
+        that both changed are merged three-way against the newest version both stores' histories
+        hold (the export carries its event log), or against `note_bases[entry_id]` when the
+        caller knows it (a vault knows the text it exported); with no common version, two-way.
+        Events are added unless already present; ids not in `known_ids` are kept and reported as
         orphans. Invalid data raises UsageError before anything is written.
         """
         parsed = _parse_export(data)
         known = set(known_ids)
         report = ImportReport(source=source)
+        incoming_history = _incoming_note_texts(parsed.events)
         with self._writing() as conn:
             for incoming in parsed.entries:
                 local = self._get(conn, incoming.entry_id)
@@ -785,7 +800,16 @@ class Store:
                     self._put(conn, incoming)
                     report.entries_added += 1
                     continue
-                merged = merge_progress(local, incoming, source)
+                base = None
+                if local.note != incoming.note and local.note and incoming.note:
+                    if note_bases is not None and incoming.entry_id in note_bases:
+                        base = note_bases[incoming.entry_id]
+                    else:
+                        base = _common_version(
+                            self._logged_texts(conn, "entry_id", incoming.entry_id, "note") | {local.note},
+                            [*incoming_history.get(("note", incoming.entry_id), []), incoming.note],
+                        )
+                merged = merge_progress(local, incoming, source, note_base=base)
                 if merged.progress != local:
                     self._put(conn, merged.progress)
                 report.states_updated += merged.state_changed
@@ -797,7 +821,13 @@ class Store:
                     "SELECT note, updated_at FROM section_notes WHERE section_id = ?", (section_id,)
                 ).fetchone()
                 local_note, local_at = row if row else ("", None)
-                text, _ = merge_notes(local_note, local_at, note, updated_at, source)
+                base = None
+                if local_note and note and local_note != note:
+                    base = _common_version(
+                        self._logged_texts(conn, "section_id", section_id, "section_note") | {local_note},
+                        [*incoming_history.get(("section_note", section_id), []), note],
+                    )
+                text, _ = merge_notes(local_note, local_at, note, updated_at, source, base=base)
                 if row is None or text != local_note:
                     at = max(filter(None, (local_at, updated_at)), default=None) if row else updated_at
                     conn.execute(
@@ -829,6 +859,29 @@ class Store:
             summary.pop("source")
             self._log(conn, "import", self._clock(), data={"source": source, **summary})
         return report
+
+
+def _incoming_note_texts(events: list[tuple[str, str, str | None, str | None, str]]) -> dict[tuple[str, str], list[str]]:
+    """The note and section-note versions in an export's event log, oldest first, keyed by
+    (kind, entry or section id)."""
+    out: dict[tuple[str, str], list[tuple[str, int, str]]] = {}
+    for i, (at, kind, entry_id, section_id, encoded) in enumerate(events):
+        key = entry_id if kind == "note" else section_id if kind == "section_note" else None
+        if key is None:
+            continue
+        text = _event_data(encoded).get("text")
+        if isinstance(text, str):
+            out.setdefault((kind, key), []).append((at, i, text))
+    return {k: [t for _, _, t in sorted(v)] for k, v in out.items()}
+
+
+def _common_version(local_texts: set[str], incoming_versions: list[str]) -> str | None:
+    """The newest of the incoming versions (oldest first) that the local store has held too:
+    the text both sides last shared, for a three-way merge. None when they share none."""
+    for text in reversed(incoming_versions):
+        if text in local_texts:
+            return text
+    return None
 
 
 def _replace(p: EntryProgress, **changes: Any) -> EntryProgress:

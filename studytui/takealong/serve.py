@@ -3,6 +3,18 @@
 The server runs one copy of the app per browser tab, each a child process started with the same
 data directory and content as the terminal app would use, so progress and notes are shared and
 the store's rules for several writers hold.
+
+What guards it (all in `StudyServer`, wrapped around textual-serve's aiohttp application):
+
+- a token, random per start unless `--token` gives one, needed on every request: in the query of
+  the printed URL (`/?token=…`), after which an HttpOnly, SameSite=Strict cookie named for the port
+  carries it for the page's own WebSocket, scripts and styles;
+- the Host header must name this server (a loopback name or address when bound to loopback, the
+  bound address otherwise; any name on a wildcard address), so DNS rebinding gets 421;
+- a WebSocket, and any request other than GET or HEAD, must come with this server's own Origin,
+  and a request with another site's Origin is refused (cross-site WebSocket hijacking);
+- at most `--max-tabs` tabs at once, a terminal size within MAX_WIDTH x MAX_HEIGHT, and a tab
+  that stops reading is dropped after SEND_TIMEOUT seconds (its app is told to quit, so it saves).
 """
 
 from __future__ import annotations
@@ -18,7 +30,30 @@ from studytui.errors import StudyError, UsageError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_TABS = 4
+MAX_TABS_LIMIT = 64
+MIN_TOKEN_LENGTH = 16
+MAX_WIDTH, MAX_HEIGHT = 500, 200  # columns and rows a tab may ask for (larger requests are clamped)
+SEND_TIMEOUT = 5.0  # seconds one write to a tab may wait before the tab counts as stalled
+HEARTBEAT = 10.0  # seconds between WebSocket pings; no pong within half of it drops the tab
+TAB_WAIT = 2.0  # seconds a new tab waits for a slot (a reloading tab's old app is still quitting)
 INSTALL_HINT = "the browser server needs the 'serve' extra: pip install 'studytui[serve]' (or -e \".[serve]\" in a checkout)"
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9._~-]+\Z")  # unreserved in a URL: the printed address is literal
+_HOST_HEADER = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?)(?::([0-9]{1,5}))?\Z")
+_INTEGER = re.compile(r"[+-]?[0-9]{1,9}\Z")
+
+
+
+def _log():
+    import logging
+
+    return logging.getLogger("studytui.serve")
+
+NEED_TOKEN = ("studytui: this address needs its token: open the URL that 'studytui serve' printed in "
+              "its terminal (it ends in ?token=...)\n")
+FOREIGN_ORIGIN = "studytui: refused: this request comes from another web site (its Origin is not this server)\n"
+MISDIRECTED = "studytui: refused: this server does not answer to the host name in the request\n"
 
 
 def check_port(port: int) -> int:
@@ -27,11 +62,29 @@ def check_port(port: int) -> int:
     return port
 
 
+def check_token(token: str | None) -> str:
+    """The token given with --token, checked; a fresh random one when none was given."""
+    if token is None:
+        import secrets
+
+        return secrets.token_urlsafe(32)
+    if len(token) < MIN_TOKEN_LENGTH or not _TOKEN_CHARS.match(token):
+        raise UsageError(f"--token must be at least {MIN_TOKEN_LENGTH} characters of letters, digits, "
+                         "'-', '_', '.' or '~' (leave it out for a random one)")
+    return token
+
+
+def check_max_tabs(tabs: int) -> int:
+    if not 1 <= tabs <= MAX_TABS_LIMIT:
+        raise UsageError(f"--max-tabs must be between 1 and {MAX_TABS_LIMIT}, not {tabs}")
+    return tabs
+
+
 def is_loopback(host: str) -> bool:
-    if host == "localhost":
+    if host.lower() == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
@@ -48,15 +101,88 @@ def app_command(data: Path, content: str | None, python: str | None = None) -> s
 # and tell no one else that it was opened, so that <link> is taken out (the bundled font is used).
 _EXTERNAL_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']https?://(?!127\.0\.0\.1|localhost|\[::1\])[^>]*>", re.S | re.I)
 
+# Once the page has loaded with ?token=, the address bar (history, bookmarks, a shared screen) no
+# longer shows the token; the cookie carries it from then on.
+_FORGET_TOKEN = ("<script>(function(){var u=new URL(location.href);if(u.searchParams.has('token')){"
+                 "u.searchParams.delete('token');history.replaceState(null,'',u.pathname+u.search+u.hash);}})();</script>")
+
 
 def local_only(html: str) -> str:
     """The page without stylesheets fetched from other hosts."""
     return _EXTERNAL_LINK.sub("", html)
 
 
+def forget_token(html: str) -> str:
+    """The page with a script that takes the token out of the address bar."""
+    head = re.search(r"<head[^>]*>", html, re.I)
+    return html if head is None else html[: head.end()] + _FORGET_TOKEN + html[head.end():]
+
+
 def url_for(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"
+
+
+def clamp_size(width: object, height: object) -> tuple[int, int] | None:
+    """A terminal size a tab asked for, within 1..MAX_WIDTH x 1..MAX_HEIGHT; None if not numbers."""
+    size = []
+    for value, most in ((width, MAX_WIDTH), (height, MAX_HEIGHT)):
+        if isinstance(value, str) and _INTEGER.match(value.strip()):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            return None
+        size.append(max(1, min(most, value)))
+    return size[0], size[1]
+
+
+class Guard:
+    """Which requests the server answers: Host, Origin and token rules, without aiohttp."""
+
+    def __init__(self, host: str, port: int, token: str) -> None:
+        self.host = host.lower().strip("[]")
+        self.port = port
+        self.token = token.encode()
+        self.cookie = f"studytui-token-{port}"
+        self.wildcard = self.host in WILDCARD_HOSTS
+        self.loopback = is_loopback(self.host)
+
+    @staticmethod
+    def _split(authority: str) -> tuple[str, int | None] | None:
+        found = _HOST_HEADER.match(authority.lower())
+        if found is None:
+            return None
+        return found[1].strip("[]"), int(found[2]) if found[2] else None
+
+    def host_ok(self, header: str | None) -> bool:
+        """Whether the Host header names this server. A rebinding attack sends its own domain name
+        here, so the name is what counts; the port is not checked (an SSH tunnel may use another)."""
+        parts = None if header is None else self._split(header)
+        if parts is None:
+            return False
+        name = parts[0]
+        if self.wildcard:  # the token still guards it; this machine's names are too many to list
+            return True
+        if name == self.host:
+            return True
+        return self.loopback and is_loopback(name)
+
+    def origin_ok(self, origin: str | None, host_header: str) -> bool:
+        """Whether a request's Origin is this server as the browser reached it (Host was checked):
+        the same origin, or, on loopback, another loopback name for the same port."""
+        if origin is None or not origin.lower().startswith("http://"):
+            return False
+        theirs, ours = self._split(origin[len("http://"):]), self._split(host_header)
+        if theirs is None or ours is None:
+            return False
+        if theirs == ours or (theirs[0] == ours[0] and {theirs[1], ours[1]} <= {None, 80}):
+            return True
+        same_port = (theirs[1] or 80) == (ours[1] or 80)
+        return self.loopback and same_port and is_loopback(theirs[0]) and is_loopback(ours[0])
+
+    def token_ok(self, candidate: str | None) -> bool:
+        import hmac
+
+        return candidate is not None and hmac.compare_digest(candidate.encode("utf-8", "replace"), self.token)
 
 
 def _one_line_formatter():
@@ -88,10 +214,268 @@ def quiet_closed_loop(previous: Callable[[Any], object]) -> Callable[[Any], obje
     return hook
 
 
-def serve(host: str, port: int, data_dir: str | None, content: str | None) -> int:
+class _Link:
+    """The writing side of one tab's WebSocket, as its app's output reaches it.
+
+    Every write is bounded: one that waits SEND_TIMEOUT seconds (the browser stopped reading; the
+    socket's buffers are full) drops the tab, cutting the connection. From then on, and once the
+    socket is closed, output is discarded rather than waited for, so textual-serve keeps reading
+    the app's output and the app, never blocked writing it, can take the quit message and save."""
+
+    def __init__(self, websocket: Any, request: Any, timeout: float) -> None:
+        self.websocket, self.request, self.timeout = websocket, request, timeout
+        self.gone = False
+        self.dropped = False
+
+    async def _send(self, send: Callable[[Any], Any], data: Any) -> None:
+        import asyncio
+
+        if self.gone:
+            return
+        try:
+            await asyncio.wait_for(send(data), self.timeout)
+        except asyncio.TimeoutError:
+            self.drop()
+        except (ConnectionError, RuntimeError):  # closed by the browser, or closing
+            self.gone = True
+
+    async def send_bytes(self, data: bytes) -> None:
+        await self._send(self.websocket.send_bytes, data)
+
+    async def send_str(self, data: str) -> None:
+        await self._send(self.websocket.send_str, data)
+
+    async def close(self) -> None:
+        """The app ended (textual-serve's cue to close the socket)."""
+        import asyncio
+
+        if self.gone:
+            return
+        self.gone = True
+        try:
+            await asyncio.wait_for(self.websocket.close(), self.timeout)
+        except (asyncio.TimeoutError, ConnectionError, RuntimeError):
+            self.abort()
+
+    def drop(self) -> None:
+        if not self.dropped:
+            _log().warning("a browser tab stopped reading for %g s; dropped it (its app saves and quits)", self.timeout)
+        self.gone = self.dropped = True
+        self.abort()
+
+    def abort(self) -> None:
+        transport = self.request.transport
+        if transport is not None:
+            transport.abort()
+
+    def finish(self) -> None:
+        """The tab is over: a connection still holding unsent output (a stalled browser) is cut."""
+        transport = self.request.transport
+        if transport is not None and transport.get_write_buffer_size():
+            transport.abort()
+
+
+def study_server_class() -> type:
+    """textual-serve's Server with studytui's guards (imported here: textual-serve is an extra)."""
+    import asyncio
+    import json
+    import logging
+
+    from aiohttp import WSMsgType, web
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server
+
+    log = _log()
+
+    def plain(status: int, text: str) -> Any:
+        return web.Response(status=status, text=text, content_type="text/plain")
+
+    class StudyServer(Server):
+        send_timeout = SEND_TIMEOUT
+        heartbeat = HEARTBEAT
+        tab_wait = TAB_WAIT
+
+        def __init__(self, command: str, *, host: str, port: int, token: str, max_tabs: int = DEFAULT_MAX_TABS,
+                     data: Path | None = None) -> None:
+            super().__init__(command, host=host, port=port, title="studytui", public_url=url_for(host, port))
+            self.token = token
+            self.max_tabs = max_tabs
+            self.data = data
+            self.tabs = 0
+            self._tab_freed: asyncio.Event | None = None
+
+        @property
+        def guard(self) -> Guard:
+            # Built from the current port: a test may bind port 0 and set the port it got.
+            return Guard(self.host, self.port, self.token)
+
+        @property
+        def url(self) -> str:
+            return f"{url_for(self.host, self.port)}/?token={self.token}"
+
+        def initialize_logging(self) -> None:
+            # Quiet, one line per problem: our own lines say what matters, and a browser tab
+            # closing mid-frame is not worth a traceback.
+            handler = logging.StreamHandler(sys.stderr)
+            handler.setFormatter(_one_line_formatter())
+            logging.basicConfig(level="WARNING", handlers=[handler], force=True)
+            # asyncio's notes about child processes outliving the loop at shutdown are not the learner's concern.
+            logging.getLogger("asyncio").setLevel(logging.ERROR)
+
+        async def _make_app(self):
+            @web.middleware
+            async def guard(request, handler):
+                rules = self.guard
+                host = request.headers.get("Host")
+                if not rules.host_ok(host):
+                    return plain(421, MISDIRECTED)
+                origin = request.headers.get("Origin")
+                upgrade = request.headers.get("Upgrade", "").lower() == "websocket" or request.path == "/ws"
+                if (origin is not None or upgrade or request.method not in ("GET", "HEAD")) and not rules.origin_ok(origin, host):
+                    return plain(403, FOREIGN_ORIGIN)
+                from_query = rules.token_ok(request.query.get("token"))
+                if not from_query and not rules.token_ok(request.cookies.get(rules.cookie)):
+                    return plain(403, NEED_TOKEN)
+                response = await handler(request)
+                if from_query and not upgrade and not response.prepared and response.status < 400:
+                    # From here on the page's own requests carry the token: not readable by scripts,
+                    # not sent with requests other sites start, named for the port (browsers keep
+                    # cookies apart by host name only).
+                    response.set_cookie(rules.cookie, self.token, path="/", httponly=True, samesite="Strict")
+                return response
+
+            @web.middleware
+            async def no_external_requests(request, handler):
+                response = await handler(request)
+                if request.path == "/" and isinstance(response, web.Response) and response.text:
+                    response.text = forget_token(local_only(response.text))
+                return response
+
+            async def headers(request, response) -> None:
+                if isinstance(response, web.WebSocketResponse):
+                    return
+                response.headers.setdefault("Cache-Control", "no-store")
+                response.headers["Referrer-Policy"] = "no-referrer"
+                response.headers["X-Frame-Options"] = "DENY"
+                response.headers["X-Content-Type-Options"] = "nosniff"
+
+            app = await super()._make_app()
+            app.middlewares.append(guard)  # outermost: nothing is answered before it
+            app.middlewares.append(no_external_requests)
+            app.on_response_prepare.append(headers)
+            return app
+
+        async def handle_index(self, request):
+            # textual-serve writes the page's WebSocket and static URLs from public_url: make them
+            # the address the browser used (Host is checked), so the cookie set for that name goes
+            # with them. Nothing is awaited between this line and textual-serve reading it.
+            self.public_url = f"http://{request.headers['Host']}"
+            return await super().handle_index(request)
+
+        async def _take_tab(self) -> bool:
+            if self._tab_freed is None:
+                self._tab_freed = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.tab_wait
+            while self.tabs >= self.max_tabs:
+                left = deadline - loop.time()
+                if left <= 0:
+                    return False
+                self._tab_freed.clear()
+                try:
+                    await asyncio.wait_for(self._tab_freed.wait(), left)
+                except asyncio.TimeoutError:
+                    return False
+            self.tabs += 1
+            return True
+
+        def _free_tab(self) -> None:
+            self.tabs -= 1
+            if self._tab_freed is not None:
+                self._tab_freed.set()
+
+        async def handle_websocket(self, request):
+            size = clamp_size(request.query.get("width", "80"), request.query.get("height", "24"))
+            if size is None:
+                return plain(400, "studytui: width and height must be whole numbers\n")
+            if not await self._take_tab():
+                log.warning("refused a browser tab: %d are open already (--max-tabs %d)", self.tabs, self.max_tabs)
+                return plain(503, f"studytui: {self.max_tabs} tabs are open already (--max-tabs {self.max_tabs}); "
+                                  "close one, then reload this page\n")
+            try:
+                return await self._run_tab(request, *size)
+            finally:
+                self._free_tab()
+
+        async def _run_tab(self, request, width: int, height: int):
+            websocket = web.WebSocketResponse(heartbeat=self.heartbeat)
+            await websocket.prepare(request)
+            link = _Link(websocket, request, self.send_timeout)
+            app = AppService(self.command, write_bytes=link.send_bytes, write_str=link.send_str, close=link.close,
+                             download_manager=self.download_manager, debug=self.debug)
+            try:
+                await app.start(width, height)
+                await self._relay(websocket, app, link)
+            except asyncio.CancelledError:  # the server is stopping: the tab closes, its app quits below
+                await link.close()
+            except Exception as error:
+                log.warning("a browser tab ended: %s", error)
+            finally:
+                # textual-serve's stop: a quit message, then it reads the app's output until the app
+                # has exited (the link discards that output once the tab is gone).
+                await app.stop()
+                link.finish()
+            return websocket
+
+        async def _relay(self, websocket, app, link: _Link) -> None:
+            """What the page sends, to the app: keys, its size (clamped), focus; pings answered."""
+            async for message in websocket:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                try:
+                    envelope = json.loads(message.data)
+                except ValueError:
+                    continue
+                if not isinstance(envelope, list) or not envelope:
+                    continue
+                kind, body = envelope[0], envelope[1] if len(envelope) > 1 else None
+                if kind == "stdin" and isinstance(body, str):
+                    await app.send_bytes(body.encode("utf-8", "replace"))
+                elif kind == "resize" and isinstance(body, dict):
+                    size = clamp_size(body.get("width"), body.get("height"))
+                    if size is not None:
+                        await app.set_terminal_size(*size)
+                elif kind == "ping":
+                    await link.send_str(json.dumps(["pong", body]))
+                elif kind == "blur":
+                    await app.blur()
+                elif kind == "focus":
+                    await app.focus()
+
+        async def on_startup(self, app) -> None:
+            sys.stdout.write(f"studytui: serving the study app at {self.url}\n")
+            if self.data is not None:
+                sys.stdout.write(f"studytui: progress and notes in {self.data}\n")
+            if not is_loopback(self.host):
+                anyname = "; any host name is accepted" if self.guard.wildcard else ""
+                sys.stdout.write(
+                    f"studytui: warning: {self.host} is not a loopback address: anyone on the network who has the "
+                    "address above (its token) can read and change your notes, and without TLS the token and "
+                    f"the notes cross the network unencrypted{anyname}\n"
+                )
+            sys.stdout.write("studytui: open that address (with its token) in a browser; Ctrl+C stops the server\n")
+            sys.stdout.flush()
+
+    return StudyServer
+
+
+def serve(host: str, port: int, data_dir: str | None, content: str | None, token: str | None = None,
+          max_tabs: int = DEFAULT_MAX_TABS) -> int:
     check_port(port)
+    token = check_token(token)
+    check_max_tabs(max_tabs)
     try:
-        from textual_serve.server import Server
+        server_class = study_server_class()
     except ModuleNotFoundError:
         raise UsageError(INSTALL_HINT) from None
     from studytui.guide import load_guide
@@ -102,47 +486,7 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None) -> in
     load_guide(content)
     data = resolve_data_dir(data_dir).expanduser().resolve()
     open_store(data).close()
-    url = url_for(host, port)
-    command = app_command(data, content)
-
-    class StudyServer(Server):
-        def initialize_logging(self) -> None:
-            # Quiet, one line per problem: our own lines say what matters, and a browser tab
-            # closing mid-frame is not worth a traceback.
-            import logging
-
-            handler = logging.StreamHandler(sys.stderr)
-            handler.setFormatter(_one_line_formatter())
-            logging.basicConfig(level="WARNING", handlers=[handler], force=True)
-            # asyncio's notes about child processes outliving the loop at shutdown are not the learner's concern.
-            logging.getLogger("asyncio").setLevel(logging.ERROR)
-
-        async def _make_app(self):
-            from aiohttp import web
-
-            @web.middleware
-            async def no_external_requests(request, handler):
-                response = await handler(request)
-                if request.path == "/" and isinstance(response, web.Response) and response.text:
-                    response.text = local_only(response.text)
-                return response
-
-            app = await super()._make_app()
-            app.middlewares.append(no_external_requests)
-            return app
-
-        async def on_startup(self, app) -> None:
-            sys.stdout.write(f"studytui: serving the study app at {url}\n")
-            sys.stdout.write(f"studytui: progress and notes in {data}\n")
-            if not is_loopback(host):
-                sys.stdout.write(
-                    f"studytui: warning: {host} is not a loopback address; anyone who can reach it "
-                    "can read and change your notes\n"
-                )
-            sys.stdout.write("studytui: open the address in a browser; Ctrl+C stops the server\n")
-            sys.stdout.flush()
-
-    server = StudyServer(command, host=host, port=port, title="studytui", public_url=url)
+    server = server_class(app_command(data, content), host=host, port=port, token=token, max_tabs=max_tabs, data=data)
     sys.unraisablehook = quiet_closed_loop(sys.unraisablehook)
     try:
         server.serve()

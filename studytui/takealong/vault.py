@@ -18,13 +18,21 @@ their front matter. That is how the rules below tell our files from the learner'
 - import reads only entry files with the mark, by their front-matter id (wherever they were
   moved to in the vault). A body equal to the exported one is an old copy and changes nothing; a
   changed body replaces the note when the note in studytui is still the exported one, and is
-  merged like a JSON import otherwise (contained texts need no marker; both kept on conflict).
+  otherwise merged three-way against the text exported (found in the note's history by the
+  checksum): each side's changes once, a marker line only where both changed the same words.
+- reading: a byte-order mark is dropped; front matter must end within 64 KiB, else the file is
+  refused by name; a file that changes while it is read is read again, then refused by name.
+- writing: through folder descriptors opened without following symlinks, with exclusive temp
+  files renamed into place, keeping each file's mode (a read-only file is left alone); every
+  file ends with a newline (one export added is marked and taken off on import).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import secrets
 import re
 import stat
 from dataclasses import dataclass, field
@@ -36,12 +44,19 @@ from studytui.errors import StudyError, UsageError
 
 MARK = "studytui"
 SHA_KEY = "studytui_sha256"
+# Set when export added the final newline the note did not have (a vault file always ends with
+# one); import takes that newline off again, so a note comes back exactly as it went out.
+NEWLINE_KEY = "studytui_newline"
+OUR_KEYS = (MARK, SHA_KEY, NEWLINE_KEY)
+BOM = b"\xef\xbb\xbf"
+READ_TRIES = 3  # a file that changes while it is read is read again this often, then refused
 HEAD_BYTES = 64 * 1024  # front matter must end within this: enough for ours, cheap for big files
 MAX_FILE_BYTES = 8 * 1024 * 1024  # an entry file (note) larger than this is refused
 MAX_FILES = 50_000  # Markdown files scanned at most
 SKIP_DIRS = {".obsidian", ".git", ".trash", ".stfolder", "node_modules"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
+_FRONT_OPEN = re.compile(rb"\A---[ \t]*\r?\n")
 _MARK_LINE = re.compile(r"^studytui[ \t]*:", re.M)  # our mark, seen even when the YAML around it is broken
 _SAFE = re.compile(r"[^a-z0-9.-]+")
 
@@ -109,6 +124,7 @@ class Scan:
     others: set[str] = field(default_factory=set)  # rel paths of Markdown files without our mark
     symlinks: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # our files we could not read (one line each)
+    skipped: list[str] = field(default_factory=list)  # other files left alone, with why (one line each)
 
 
 def split_front_matter(text: str) -> tuple[str, str] | None:
@@ -123,7 +139,9 @@ def _parse_meta(yaml_text: str) -> dict[str, Any] | None:
     import yaml
 
     try:
-        data = yaml.load(yaml_text, Loader=_yaml_loader())
+        from studytui.guide.yamlio import safe_load  # bounded aliases: front matter is the learner's text
+
+        data = safe_load(yaml_text)
     except (yaml.YAMLError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
@@ -148,6 +166,43 @@ def _walk(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
             yield path, path.relative_to(root).as_posix(), st
 
 
+class _Changing(Exception):
+    """The file changed while it was read (an editor or sync tool writing it in place)."""
+
+
+def _read_ours(path: Path) -> tuple[bytes | None, os.stat_result]:
+    """(the file's bytes, its stat) when it starts like one of ours, (None, stat) otherwise.
+    Opened without following a symlink (OSError ELOOP); raises _Changing when its size or
+    modification time moved while it was read, so half of an edit is never taken for a note."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        before = os.fstat(f.fileno())
+        if not stat.S_ISREG(before.st_mode):
+            return None, before
+        head = f.read(HEAD_BYTES + len(BOM))
+        if not head.startswith(b"---") and not head.startswith(BOM + b"---"):
+            return None, before
+        if before.st_size > MAX_FILE_BYTES:
+            return head, before  # refused by size without reading it all
+        raw = head + f.read()
+        after = os.fstat(f.fileno())
+    if (before.st_size, before.st_mtime_ns, before.st_ctime_ns) != (after.st_size, after.st_mtime_ns, after.st_ctime_ns) or len(raw) != after.st_size:
+        raise _Changing
+    return raw, after
+
+
+def _read_stable(path: Path) -> tuple[bytes | None, os.stat_result]:
+    import time
+
+    for attempt in range(READ_TRIES):
+        try:
+            return _read_ours(path)
+        except _Changing:
+            if attempt + 1 < READ_TRIES:
+                time.sleep(0.05 * (attempt + 1))
+    raise _Changing
+
+
 def scan(root: Path) -> Scan:
     result = Scan()
     for path, rel, st in _walk(root):
@@ -157,25 +212,46 @@ def scan(root: Path) -> Scan:
         if not stat.S_ISREG(st.st_mode):
             continue
         try:
-            with open(path, "rb") as f:
-                head = f.read(HEAD_BYTES)
-                if not head.startswith(b"---"):
-                    result.others.add(rel)
-                    continue
-                split = split_front_matter(head.decode("utf-8", "replace"))
-                meta = _parse_meta(split[0]) if split is not None else None
-                if meta is None and split is not None and _MARK_LINE.search(split[0]):
-                    result.problems.append(f"{shown(rel)}: its front matter cannot be read (it is not valid YAML)")
-                    continue
-                if meta is None or MARK not in meta:
-                    result.others.add(rel)
-                    continue
-                if st.st_size > MAX_FILE_BYTES:
-                    result.problems.append(f"{shown(rel)} is {st.st_size // (1024 * 1024)} MiB, more than a note can be ({MAX_FILE_BYTES // (1024 * 1024)} MiB)")
-                    continue
-                raw = head + f.read()
+            raw, st = _read_stable(path)
+        except _Changing:
+            result.problems.append(
+                f"{shown(rel)} changed while it was read ({READ_TRIES} tries); let the program writing it finish"
+            )
+            continue
         except OSError as exc:
+            if exc.errno == errno.ELOOP:  # became a symlink since the folder was listed
+                result.symlinks.append(rel)
+                continue
             result.problems.append(f"cannot read {shown(rel)}: {exc.strerror or exc}")
+            continue
+        if raw is None:
+            if stat.S_ISREG(st.st_mode):
+                result.others.add(rel)
+            continue
+        if raw.startswith(BOM):
+            raw = raw[len(BOM):]  # a byte-order mark some Windows editors write: not part of the text
+        head = raw[:HEAD_BYTES]
+        split = split_front_matter(head.decode("utf-8", "replace"))
+        if split is None and _FRONT_OPEN.match(head):
+            # Front matter that does not end (within HEAD_BYTES): refused by name, never guessed at.
+            long = len(raw) > HEAD_BYTES
+            why = f"its front matter runs past {HEAD_BYTES // 1024} KiB" if long else "its front matter never ends (no closing '---' line)"
+            if _MARK_LINE.search(head.decode("utf-8", "replace")):
+                result.problems.append(f"{shown(rel)}: {why}")
+            else:
+                result.others.add(rel)
+                if long:
+                    result.skipped.append(f"left {shown(rel)} alone: {why}, and no studytui mark was found in it")
+            continue
+        meta = _parse_meta(split[0]) if split is not None else None
+        if meta is None and split is not None and _MARK_LINE.search(split[0]):
+            result.problems.append(f"{shown(rel)}: its front matter cannot be read (it is not valid YAML)")
+            continue
+        if meta is None or MARK not in meta:
+            result.others.add(rel)
+            continue
+        if st.st_size > MAX_FILE_BYTES:
+            result.problems.append(f"{shown(rel)} is {st.st_size // (1024 * 1024)} MiB, more than a note can be ({MAX_FILE_BYTES // (1024 * 1024)} MiB)")
             continue
         try:
             text = raw.decode("utf-8")
@@ -187,7 +263,10 @@ def scan(root: Path) -> Scan:
             result.problems.append(f"{shown(rel)}: its front matter cannot be read")
             continue
         # The front matter ended within the head already read and parsed: the same text, same data.
-        result.ours.append(VaultFile(path, rel, meta, split[1], mtime_iso(st)))
+        body = split[1]
+        if meta.get(NEWLINE_KEY) == "added" and body.endswith("\n"):
+            body = body[:-1]  # the newline export added
+        result.ours.append(VaultFile(path, rel, meta, body, mtime_iso(st)))
     return result
 
 
@@ -202,7 +281,11 @@ def _front_matter(meta: dict[str, Any]) -> str:
 
 
 def render(meta: dict[str, Any], body: str, kind: str) -> str:
+    """The file for `body`; it always ends with a newline (one added is marked, see NEWLINE_KEY)."""
     full = {**meta, MARK: kind, SHA_KEY: body_sha(body)}
+    if body and not body.endswith("\n"):
+        full[NEWLINE_KEY] = "added"
+        body += "\n"
     return f"---\n{_front_matter(full)}---\n{body}"
 
 
@@ -234,14 +317,39 @@ class VaultSummary:
         )
 
 
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class _Refused(Exception):
+    """A file or folder export must not write through (one line: why)."""
+
+
 class _Writer:
-    def __init__(self, root: Path, found: Scan, summary: VaultSummary) -> None:
+    """Writes files under `root` through directory file descriptors: every folder is opened
+    with O_NOFOLLOW below the vault's own folder, and every file is created (O_EXCL|O_NOFOLLOW)
+    and renamed relative to its folder's descriptor, so a symlink swapped in during the export
+    is refused, never followed out of the vault."""
+
+    def __init__(self, root: Path, found: Scan, summary: VaultSummary, exported_text: Any = None) -> None:
         self.root = root
+        # (entry id, checksum) -> the note's text as it was exported with that checksum, or None
+        self.exported_text = exported_text or (lambda entry_id, sha: None)
         self.summary = summary
         self.others = found.others
         self.symlinks = set(found.symlinks)
         self.ours = {f.rel: f for f in found.ours}
         self.problems = found.problems
+        try:
+            # The vault folder itself may be a symlink the learner chose; nothing below it may.
+            self.root_fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            raise UsageError(f"cannot open {shown(root)}: {exc.strerror or exc}") from None
+
+    def close(self) -> None:
+        if self.root_fd >= 0:
+            os.close(self.root_fd)
+            self.root_fd = -1
 
     def can_write(self, rel: str, body: str | None = None) -> str | None:
         """None when `rel` may be (over)written with `body`, else why not."""
@@ -262,14 +370,59 @@ class _Writer:
         if path.exists() and rel not in self.ours:
             return "it could not be read as a studytui file"
         mine = self.ours.get(rel)
-        if mine is not None and mine.edited and (body is None or normalized(mine.body) not in normalized(body)):
+        if mine is not None and mine.edited and (body is None or not self._note_holds(mine, body)):
             return "it was edited in the vault since the last export (run 'studytui import DIR' first, then export again)"
         return None
+
+    def _note_holds(self, mine: VaultFile, note: str) -> bool:
+        """True when the note (`note`) already holds every change made to the file `mine` in the
+        vault since its export (an import merged them): rewriting the file loses nothing."""
+        if normalized(mine.body) in normalized(note):
+            return True
+        entry_id, sha = mine.meta.get("id"), mine.meta.get(SHA_KEY)
+        exported = self.exported_text(entry_id, sha) if isinstance(entry_id, str) and isinstance(sha, str) else None
+        if exported is None:
+            return False
+        from studytui.store.merge import merge3
+
+        merged = merge3(exported, note, mine.body, "")
+        return merged.conflicts == 0 and normalized(merged.text) == normalized(note)
+
+    def _open_folder(self, rel_dir: PurePosixPath) -> int:
+        """A descriptor of the folder `rel_dir` under the vault, made where missing; _Refused for
+        a symlink or non-folder on the way."""
+        fd = os.dup(self.root_fd)
+        done: list[str] = []
+        try:
+            for part in rel_dir.parts:
+                done.append(part)
+                try:
+                    os.mkdir(part, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass
+                try:
+                    child = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                        try:
+                            is_link = stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode)
+                        except OSError:
+                            is_link = False
+                        what = "is a symbolic link" if is_link else "is not a folder"
+                        raise _Refused(f"its folder {shown('/'.join(done))} {what}") from None
+                    raise
+                os.close(fd)
+                fd = child
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def write(self, rel: str, meta: dict[str, Any], body: str, kind: str, note: bool = False) -> bool:
         """Write the file at `rel` unless that would lose something. `note`: the body is the
         entry's note (a file edited in the vault whose words that note already holds may be
-        rewritten). Front-matter keys and tags the learner added to our file are kept."""
+        rewritten). Front-matter keys and tags the learner added to our file are kept, and so is
+        the file's mode; a read-only file is left as it is."""
         why = self.can_write(rel, body if note else None)
         if why is not None:
             self.summary.warnings.append(f"left {shown(rel)} as it is: {why}")
@@ -278,32 +431,70 @@ class _Writer:
         if old is not None:
             meta = dict(meta)
             for key, value in old.meta.items():
-                if key not in meta and key not in (MARK, SHA_KEY):
+                if key not in meta and key not in OUR_KEYS:
                     meta[key] = value
             old_tags = old.meta.get("tags")
             if isinstance(meta.get("tags"), list) and isinstance(old_tags, list):
                 meta["tags"] = meta["tags"] + [t for t in old_tags if t not in meta["tags"]]
-        path = self.root / rel
         data = render(meta, body, kind).encode("utf-8")
         try:
-            if path.exists() and path.read_bytes() == data:
-                self.summary.unchanged += 1
-                return True  # untouched: its modification time keeps meaning "last changed"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.studytui-tmp")
-            try:
-                # Complete file or old file, never half of one (rename). No fsync per file: the vault
-                # is a copy of what the store holds durably, and an empty file never clears a note.
-                with open(tmp, "xb") as f:
-                    f.write(data)
-                os.replace(tmp, path)
-            finally:
-                if tmp.exists():
-                    tmp.unlink()
+            written = self._write_file(PurePosixPath(rel), data)
+        except _Refused as exc:
+            self.summary.warnings.append(f"left {shown(rel)} as it is: {exc}")
+            return False
         except OSError as exc:
-            raise StudyError(f"cannot write {shown(path)}: {exc.strerror or exc} (files written so far are complete)") from None
-        self.summary.written += 1
+            raise StudyError(f"cannot write {shown(self.root / rel)}: {exc.strerror or exc} (files written so far are complete)") from None
+        if written:
+            self.summary.written += 1
+        else:
+            self.summary.unchanged += 1  # untouched: its modification time keeps meaning "last changed"
         return True
+
+    def _write_file(self, rel: PurePosixPath, data: bytes) -> bool:
+        """Replace the file at `rel` with `data` (complete file or old file, never half of one).
+        False when it already held exactly that."""
+        dir_fd = self._open_folder(rel.parent)
+        name = rel.name
+        try:
+            try:
+                st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            except FileNotFoundError:
+                st = None
+            mode = 0o666  # as open() creates files: the umask applies
+            if st is not None:
+                if stat.S_ISLNK(st.st_mode):
+                    raise _Refused("it is a symbolic link")
+                if not stat.S_ISREG(st.st_mode):
+                    raise _Refused("it is not a regular file")
+                if not st.st_mode & stat.S_IWUSR:
+                    raise _Refused(
+                        f"it is read-only (mode {stat.S_IMODE(st.st_mode):04o}); export keeps your file modes "
+                        "and does not replace a read-only file: make it writable to have it updated"
+                    )
+                fd = os.open(name, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0), dir_fd=dir_fd)
+                with os.fdopen(fd, "rb") as f:
+                    if f.read(len(data) + 1) == data:
+                        return False
+                mode = stat.S_IMODE(st.st_mode)
+            tmp = f".{name}.{secrets.token_hex(6)}.studytui-tmp"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600 if st is not None else mode, dir_fd=dir_fd)
+            try:
+                # No fsync per file: the vault is a copy of what the store holds durably, and an
+                # empty file never clears a note.
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                    if st is not None:
+                        os.fchmod(f.fileno(), mode)  # the mode the file had (0600 until then)
+                os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            except BaseException:
+                try:
+                    os.unlink(tmp, dir_fd=dir_fd)
+                except OSError:
+                    pass
+                raise
+            return True
+        finally:
+            os.close(dir_fd)
 
 
 def _has_progress(p: Any) -> bool:
@@ -351,7 +542,20 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
     summary = VaultSummary()
     for problem in found.problems:
         summary.warnings.append(f"left alone: {problem}")
-    writer = _Writer(root, found, summary)
+    summary.warnings.extend(found.skipped)
+    writer = _Writer(root, found, summary, lambda entry_id, sha: _exported_text(store, entry_id, sha))
+    try:
+        _export_files(writer, guide, found, current, orphans, states, section_notes, exported_at)
+    finally:
+        writer.close()
+    return summary
+
+
+def _export_files(writer: "_Writer", guide: Any, found: Scan, current: dict, orphans: dict, states: dict,
+                  section_notes: dict, exported_at: str) -> None:
+    from studytui.study import progress_summary
+
+    summary = writer.summary
 
     # Where each entry lives: an existing file of ours wherever the learner moved it, else the default.
     located: dict[str, str] = {}
@@ -443,7 +647,6 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
         lines += [f"- {_link('index.md', r, shown(i))}" for i, r in orphan_files]
         lines.append("")
     writer.write("index.md", {"title": guide.title, "tags": ["studytui", "index"]}, "\n".join(lines), "index")
-    return summary
 
 
 # -- import -------------------------------------------------------------------------------------
@@ -518,6 +721,7 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         raise UsageError(f"{found.problems[0]}{more}; fix or move it, then import again - nothing was changed")
     report.ignored_files = len(found.others)
     report.symlinks_skipped = found.symlinks
+    report.warnings.extend(found.skipped)
     if found.symlinks:
         report.warnings.append(f"skipped {len(found.symlinks)} symbolic link(s), e.g. {shown(found.symlinks[0])}: a vault's notes are read only from its own files")
     entry_files = [f for f in found.ours if f.kind == "entry"]
@@ -548,6 +752,9 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     local = store.states()
     replace: list[tuple[str, str, str]] = []
     merge: list[dict[str, Any]] = []
+    # The text each file was exported with (found in the note's history by the checksum export
+    # wrote): the common version of a three-way merge when both sides changed the note since.
+    bases: dict[str, str] = {}
     for entry_id, (text, base, at, rel) in incoming.items():
         current = local.get(entry_id)
         local_note = current.note if current is not None else ""
@@ -559,13 +766,20 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         if current is not None and base is not None and body_sha(local_note) == base:
             replace.append((entry_id, local_note, text))  # only the vault changed since the export
             continue
+        exported = _exported_text(store, entry_id, base) if current is not None and base is not None else None
+        if exported is not None:
+            if normalized(exported) == normalized(text):
+                continue  # the vault file is as exported: only studytui's note changed since
+            bases[entry_id] = exported
         merge.append({"entry_id": entry_id, "state": "pending", "note": text, "note_updated_at": at})
 
     source = f"vault {report.source}"
 
     def merge_in(entries: list[dict[str, Any]]) -> None:
         # One transaction that validates everything first: a refusal changes nothing.
-        result = store.import_json({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "entries": entries}, known, source=source)
+        result = store.import_json(
+            {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "entries": entries}, known, source=source, note_bases=bases
+        )
         report.entries_added += result.entries_added
         report.notes_merged += result.notes_updated
         report.notes_conflicted += result.notes_conflicted
@@ -584,6 +798,7 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         if written:
             report.notes_replaced += 1
         else:
+            bases[entry_id] = seen  # the note as exported (its checksum matched): the common version
             late.append({"entry_id": entry_id, "state": "pending", "note": text, "note_updated_at": None})
     if late:
         merge_in(late)
@@ -591,6 +806,17 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         store.follow_aliases(alias_map(guide))
     report.unchanged = len(incoming) - report.notes_replaced - report.notes_merged - report.entries_added
     return report
+
+
+def _exported_text(store: Any, entry_id: str, sha: str) -> str | None:
+    """The newest saved version of the note whose checksum is `sha` (what export wrote), or None."""
+    history = getattr(store, "note_history", None)
+    if history is None:
+        return None
+    for version in reversed(history(entry_id)):
+        if body_sha(version.text) == sha:
+            return version.text
+    return None
 
 
 def _recorded_time(meta: dict[str, Any]) -> str | None:

@@ -27,6 +27,7 @@ from studytui.session import Change, NoteDraft, NotesNotSaved, StudySession
 from studytui.study import Summary
 from studytui.store import EntryProgress, Store
 from studytui.tui.compat import use_no_color_filter, write_to_terminal
+from studytui.tui.keyroute import KeyRouting
 from studytui.tui.format import visible_controls
 from studytui.tui.registry import Registry, build_registry
 
@@ -34,17 +35,21 @@ from studytui.tui.registry import Registry, build_registry
 STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark", "studytui-high-contrast")
 THEME_UI_KEY = "theme"
 NO_COLOR_THEME = "ansi-dark"  # with NO_COLOR every colour is dropped; this theme's styles suit that
+# Textual's "Theme" picker offers its dozen themes, not the four above (the palette has those).
+DROPPED_SYSTEM_COMMANDS = frozenset({"Theme"})
 # How often to look for changes made by another process (the CLI, a second app). The check is
 # one PRAGMA; it also runs when the terminal regains focus and before every write.
 EXTERNAL_CHECK_SECONDS = 1.0
 
 
-class StudyApp(App[None]):
+class StudyApp(KeyRouting, App[None]):
     """Study the guide in order, take notes, jump by keyword, hand off to the source."""
 
     CSS_PATH = Path(__file__).with_name("studytui.tcss")  # absolute: subclasses live elsewhere
     TITLE = "studytui"
-    COMMANDS = App.COMMANDS | {lambda: _study_commands()}
+    # One provider: the study commands first, then the themes and Textual's system commands
+    # (Textual runs providers side by side, so with two the system ones came first).
+    COMMANDS = {lambda: _study_commands()}
     ENABLE_COMMAND_PALETTE = True
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Quit (the note is saved)"),
@@ -461,7 +466,9 @@ class StudyApp(App[None]):
         current = self.theme
         following = STUDY_THEMES[(STUDY_THEMES.index(current) + 1) % len(STUDY_THEMES)] if current in STUDY_THEMES else STUDY_THEMES[0]
         self.theme = following
-        self.notify(f"Theme: {following}", timeout=2)
+        from studytui.tui.themes import theme_label
+
+        self.notify(f"Theme: {theme_label(following)}", timeout=2)
 
     async def action_quit(self) -> None:
         self.flush_note()
@@ -471,9 +478,16 @@ class StudyApp(App[None]):
         self.exit()
 
     def get_system_commands(self, screen: Screen[Any]) -> Any:
-        yield from super().get_system_commands(screen)
+        """The four themes by the README's names, then Textual's commands that make sense here.
+        (The palette lists these after the study commands: see studytui.tui.commands.)"""
+        from studytui.tui.themes import theme_label
+
         for name in STUDY_THEMES:
-            yield SystemCommand(f"Theme: {name}", f"Switch to the {name} theme (remembered)", _set_theme(self, name))
+            label = theme_label(name)
+            yield SystemCommand(f"Theme: {label}", f"Switch to the {label} theme (remembered)", _set_theme(self, name))
+        for command in super().get_system_commands(screen):
+            if command.title not in DROPPED_SYSTEM_COMMANDS:
+                yield command
 
 
 def _study_commands() -> Any:

@@ -2,6 +2,11 @@
 
 Entries are found with the guide's own SearchIndex (the same ranking as `/`), so the palette stays
 fast with thousands of entries; everything else goes through Textual's fuzzy matcher.
+
+This is the palette's only provider (StudyApp.COMMANDS): the app's system commands (the themes,
+then Textual's Keys, Maximize, Screenshot, Quit) are listed here too, after the study commands.
+Textual runs providers side by side and shows discovery hits as they arrive, so with its own
+system provider beside this one, Keys and Screenshot came before the entries and sections.
 """
 
 from __future__ import annotations
@@ -49,13 +54,22 @@ class StudyCommands(Provider):
         main = self.study_app.main_screen
         return main.current_entry if main is not None else None
 
+    def _system_commands(self, searched: bool = False) -> Iterator[tuple[str, Callable[[], object], str]]:
+        """(title, callback, help) of the app's system commands: those shown without a query, or
+        (searched) every one."""
+        for command in self.study_app.get_system_commands(self.screen):
+            if command.discover or searched:
+                yield (command.title, command.callback, command.help)
+
     async def discover(self) -> Hits:
         for title, callback, help_text in self._fixed_commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+        for title, callback, help_text in self._system_commands():
             yield DiscoveryHit(title, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, callback, help_text in self._fixed_commands():
+        for title, callback, help_text in [*self._fixed_commands(), *self._system_commands(searched=True)]:
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)

@@ -45,6 +45,18 @@ def key_bindings(node: "DOMNode") -> "dict[str, list[Binding]]":
     return node._bindings.key_to_bindings
 
 
+def keys_bound_here(screen: "DOMNode") -> "set[str]":
+    """Every key a binding answers on `screen` now: the focused widget and its ancestors, the
+    screen, and the app (for a modal, not the screens under it)."""
+    chain = screen._modal_binding_chain  # type: ignore[attr-defined]
+    return {key for _namespace, bindings in chain for key in bindings.key_to_bindings}
+
+
+def key_was_stopped(event: Any) -> bool:
+    """Whether a handler called `event.stop()` (Message keeps it private)."""
+    return bool(event._stop_propagation)
+
+
 def lay_out_tree(tree: "Tree[Any]") -> None:
     """Build a Tree's lines now (Tree builds them lazily, so a node just expanded has no line
     to move the cursor to until the next refresh)."""

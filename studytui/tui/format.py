@@ -8,15 +8,17 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from studytui.output import BIDI_CONTROLS, escaped
 from studytui.state import State, glyph_of
 
 # One glyph and one word per state (from studytui.state.State): never colour alone.
 STATE_GLYPHS = {s.value: s.glyph for s in State}
 STATE_WORDS = {s.value: s.word for s in State}
 
-# C0/C1 control characters other than tab and newline. Notes are user text: an escape sequence in
-# a note must show as text, never reach the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0/C1 control characters other than tab and newline, DEL and the bidi controls (the set the CLI
+# escapes, studytui.output.CONTROLS). Notes are user text: an escape sequence in a note must show
+# as text, never reach the terminal.
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 
 
 def state_glyph(state: str) -> str:
@@ -24,8 +26,9 @@ def state_glyph(state: str) -> str:
 
 
 def visible_controls(text: str) -> str:
-    """Replace control characters with visible escapes (ESC becomes the four characters '\\x1b')."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Replace control characters with visible escapes (ESC becomes the four characters '\\x1b',
+    U+202E the six characters '\\u202e'): for notifications, status lines and note text."""
+    return _CONTROL.sub(lambda m: escaped(m.group()), text)
 
 
 def control_pictures(text: str) -> str:

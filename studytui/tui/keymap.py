@@ -29,6 +29,15 @@ def _key_name(key: str) -> str:
     return _KEY_NAMES.get(key, _KEY_NAMES.get(key.lower(), key) if len(key) > 1 else key)
 
 
+def _short_repr(value: Any, limit: int = 60) -> str:
+    """repr() of a value for a warning, cut to `limit` characters: reprlib looks at a few items
+    and levels only, so a 100,000-item list (aliases within their budget) costs nothing."""
+    import reprlib
+
+    text = reprlib.repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def parse_keymap(data: Any, known_ids: Iterable[str], where: str, warnings: list[str] | None = None) -> dict[str, str]:
     """Validate a loaded keys.yaml document into {binding id: "key[,key...]"}.
 
@@ -50,16 +59,18 @@ def parse_keymap(data: Any, known_ids: Iterable[str], where: str, warnings: list
         if binding_id not in known:
             import difflib
 
-            close = difflib.get_close_matches(str(binding_id), sorted(known), n=1)
+            name = str(binding_id)
+            close = difflib.get_close_matches(name, sorted(known), n=1) if len(name) <= 60 else []
             hint = f"; did you mean '{close[0]}'?" if close else " (the help screen, ?, lists every id)"
-            problem(f"{where}: unknown binding id '{binding_id}' ignored{hint}")
+            shown = name if len(name) <= 60 else name[:59] + "…"
+            problem(f"{where}: unknown binding id '{shown}' ignored{hint}")
             continue
         if isinstance(keys, list) and keys and all(isinstance(k, str) and k.strip() for k in keys):
             keymap[binding_id] = ",".join(k.strip() for k in keys)
         elif isinstance(keys, str) and keys.strip() and all(k.strip() for k in keys.split(",")):
             keymap[binding_id] = ",".join(k.strip() for k in keys.split(","))
         else:
-            problem(f"{where}: the keys for '{binding_id}' must be a key name or a list of them, not {keys!r}; ignored")
+            problem(f"{where}: the keys for '{binding_id}' must be a key name or a list of them, not {_short_repr(keys)}; ignored")
     return keymap
 
 
@@ -97,14 +108,8 @@ def load_keymap(data_dir: Path, known_ids: Iterable[str], warnings: list[str] | 
     path = data_dir / KEYMAP_FILE
     if not path.is_file():
         return {}
-    import yaml  # only when the file exists: yaml costs time at startup
+    # Only when the file exists: yaml costs time at startup. Bounded in size and in aliases (an
+    # alias bomb is one line naming the file, like any file that is not YAML).
+    from studytui.guide.yamlio import load_user_yaml
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read it ({exc})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
-    return parse_keymap(data, known_ids, str(path), warnings)
+    return parse_keymap(load_user_yaml(path, "keys.yaml"), known_ids, str(path), warnings)

@@ -12,6 +12,19 @@ from typing import Any
 from textual.theme import Theme
 
 HIGH_CONTRAST = "studytui-high-contrast"
+# What the learner reads (the README's words) for each theme `t` cycles through; the internal
+# names are only what the store remembers.
+THEME_LABELS = {
+    "textual-dark": "dark",
+    "textual-light": "light",
+    "ansi-dark": "ANSI",
+    HIGH_CONTRAST: "high contrast",
+}
+
+
+def theme_label(name: str) -> str:
+    """The README's name for a theme ("dark", "light", "ANSI", "high contrast"); others as named."""
+    return THEME_LABELS.get(name, name)
 
 
 def high_contrast_theme() -> Theme:

@@ -72,6 +72,30 @@ async def test_key_bindings_are_the_nodes_own_and_mutable():
         assert "y" in compat.key_bindings(app)
 
 
+async def test_keys_bound_here_is_the_chain_a_key_is_looked_up_in():
+    from textual.screen import ModalScreen
+
+    class Dialog(ModalScreen[None]):
+        BINDINGS = [Binding("z", "dismiss", "Close")]
+
+    app = _Bare()
+    async with app.run_test() as pilot:
+        assert "x" in compat.keys_bound_here(app.screen)  # the app's own binding
+        app.push_screen(Dialog())
+        await pilot.pause()
+        bound = compat.keys_bound_here(app.screen)
+        assert "z" in bound and "x" not in bound  # a modal hides the app's own keys too
+
+
+def test_key_was_stopped_follows_event_stop():
+    from textual import events
+
+    key = events.Key("a", "a")
+    assert not compat.key_was_stopped(key)
+    key.stop()
+    assert compat.key_was_stopped(key)
+
+
 async def test_lay_out_tree_gives_an_expanded_node_a_line():
     app = _Bare()
     async with app.run_test() as pilot:

@@ -82,6 +82,35 @@ async def test_palette_offers_continue_sections_entries_and_glossary(make_app, s
         assert "Entry: FlashAttention" in found
 
 
+async def test_palette_lists_the_study_commands_before_the_system_ones(make_app):
+    """Opened with ctrl+p, the palette starts with Continue, the sections, the screens and the
+    glossary; the themes and Textual's Keys, Screenshot, Quit come after them (issue 23)."""
+    from textual.command import CommandList
+
+    from .support import wait_until
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+p")
+
+        def prompts() -> list[str]:
+            found = app.screen.query(CommandList)
+            if not found:
+                return []
+            hits = found.first()
+            return [str(hits.get_option_at_index(i).prompt).splitlines()[0] for i in range(hits.option_count)]
+
+        assert await wait_until(pilot, lambda: "Quit" in prompts() and "Glossary: KV cache" in prompts())
+        await pilot.pause(0.3)  # every hit gathered
+        titles = prompts()
+        assert titles[0].startswith("Continue: ")
+        last_study = max(i for i, t in enumerate(titles) if t.startswith(("Section: ", "Glossary", "Source policy", "Search the guide")))
+        first_system = min(titles.index(t) for t in ("Keys", "Screenshot", "Quit", "Theme: dark"))
+        assert last_study < first_system, titles
+        assert "Theme" not in titles  # Textual's picker of its own dozen themes is left out
+        assert titles.index("Theme: dark") < titles.index("Keys")  # ours, then Textual's
+
+
 async def test_palette_continue_jumps_to_next_pending(make_app, store):
     store.set_state("roofline", "done")
     app = make_app()

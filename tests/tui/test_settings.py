@@ -16,7 +16,7 @@ from studytui.tui.registry import build_registry
 from studytui.tui.screens.main import MainScreen
 from studytui.tui_launch import binding_ids, launch
 
-from .support import wait_for_palette
+from .support import screen_text, wait_for_palette, wait_until
 
 
 def current_id(app):
@@ -49,12 +49,32 @@ async def test_t_cycles_dark_light_ansi_and_is_remembered(make_app, store):
 async def test_palette_theme_command_is_remembered(make_app, store):
     app = make_app()
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.press("ctrl+p", *"Theme: textual-light")
-        assert await wait_for_palette(pilot, app, "textual-light")
+        await pilot.press("ctrl+p", *"Theme: light")
+        assert await wait_for_palette(pilot, app, "Theme: light")
         await pilot.press("enter")
         await pilot.pause()
         assert app.theme == "textual-light"
     assert store.get_ui("theme") == "textual-light"
+
+
+async def test_theme_toast_and_palette_use_the_readmes_names(make_app):
+    """`t` says "Theme: light", not "Theme: textual-light" (issue 23); so does the palette."""
+    from studytui.tui.commands import StudyCommands
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = []
+        for _ in STUDY_THEMES:
+            await pilot.press("t")
+            await pilot.pause()
+            shown.append([str(n.message) for n in app._notifications][-1])
+        assert shown == ["Theme: light", "Theme: ANSI", "Theme: high contrast", "Theme: dark"]
+        assert await wait_until(pilot, lambda: "Theme: dark" in screen_text(app))  # the toast on screen
+        assert "textual-" not in screen_text(app) and "studytui-high" not in screen_text(app)
+        provider = StudyCommands(app.screen)
+        titles = [hit.text async for hit in provider.discover()]
+        themes = [t for t in titles if t.startswith("Theme")]
+        assert themes == ["Theme: dark", "Theme: light", "Theme: ANSI", "Theme: high contrast"]  # not Textual's picker
 
 
 async def test_unknown_saved_theme_falls_back(make_app, store):

@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
-from studytui.tui.widgets.inputs import OrderedInput
+from studytui.tui.widgets.inputs import FieldInput, OrderedInput
 
 from studytui.calc.dtypes import DTYPES
 from studytui.calc.form_values import GROUPS, group_of
@@ -133,7 +133,7 @@ class FieldRow:
             return ChoiceField(options, value, title=field.label, blank=blank, id=f"f-{field.name}", tooltip=tooltip)
         placeholder = f"default {field.default}" if field.default is not None else (field.help or field.label)
         self.placeholder = placeholder  # in full; cut to the field's width with … (CalcForm.on_resize)
-        control = OrderedInput(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
+        control = FieldInput(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
                         select_on_focus=False, suggester=self._suggester())
         control.cursor_blink = cursor_blink
         return control

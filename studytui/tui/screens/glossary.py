@@ -85,6 +85,9 @@ class GlossaryScreen(Screen[None]):
         filter_input = self.query_one("#glossary-filter", OrderedInput)
         if event.is_printable and self.focused is not filter_input:
             event.stop()
+            settled = getattr(self.app, "key_settled", None)
+            if settled is not None:
+                settled(event)  # taken here: later keys need not wait for it (keyroute)
             filter_input.focus()
             filter_input.insert_text_at_cursor(event.character or "")
 

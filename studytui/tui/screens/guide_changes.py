@@ -16,11 +16,12 @@ from textual.screen import Screen
 from textual.style import Style
 from textual.widgets import Static
 
+from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.commands.guide_diff import visible
 from studytui.tui.widgets.footer import StudyFooter
 
 
-class GuideChangesScreen(Screen[None]):
+class GuideChangesScreen(RefusesStudyKeys, Screen[None]):
     """The differences between a newer README and the shipped content, then what they mean for
     the learner's own entries."""
 

@@ -9,9 +9,10 @@ from textual.content import Content, Span
 from textual.screen import ModalScreen
 from textual.style import Style
 from textual.widgets import Button, Static
+from studytui.tui.screens.refuse import RefusesStudyKeys
 
 
-class HandoffDialog(ModalScreen[None]):
+class HandoffDialog(RefusesStudyKeys, ModalScreen[None]):
     """The URL as a terminal hyperlink and as plain text; it has already been copied (OSC 52)."""
 
     BINDINGS = [

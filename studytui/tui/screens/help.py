@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.tui.format import STATE_GLYPHS
 
 # Keys that are not bindings of ours: they come with the widgets.
@@ -38,7 +39,7 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(RefusesStudyKeys, ModalScreen[None]):
     """Lists the rows given by StudyApp.key_rows() plus the widgets' own keys."""
 
     BINDINGS = [

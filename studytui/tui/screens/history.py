@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.store.model import NoteVersion
 from studytui.tui.format import short_timestamp, visible_controls
 
@@ -38,7 +39,7 @@ def version_preview(version: NoteVersion) -> Content:
     return Content(shown or "(empty note)")
 
 
-class HistoryScreen(ModalScreen[NoteVersion | None]):
+class HistoryScreen(RefusesStudyKeys, ModalScreen[NoteVersion | None]):
     """Pick a version; Enter restores it, Esc closes."""
 
     BINDINGS = [

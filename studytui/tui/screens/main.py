@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
@@ -15,6 +16,7 @@ from textual.widgets import Footer, Static, Tree
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.handoff import check_link
 from studytui.tui.compat import key_bindings
+from studytui.tui.keyroute import focus_now
 from studytui.errors import StudyError
 from studytui.tui.format import fraction_bar, percent, short_timestamp
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
@@ -73,6 +75,14 @@ class MainScreen(Screen[None]):
     def study_app(self) -> StudyApp:
         return cast("StudyApp", self.app)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the note editor has focus, a key that types text is text: its binding leaves the
+        footer. (Textual hides most of them itself, but not `/ Search`: it does not know that
+        "slash" types a character.)"""
+        from studytui.tui.widgets.footer import typed_by_focus
+
+        return not typed_by_focus(self, action)
+
     def compose(self) -> ComposeResult:
         app = self.study_app
         yield Static(id="status")
@@ -118,7 +128,25 @@ class MainScreen(Screen[None]):
 
     @property
     def current_entry(self) -> Entry | None:
+        """The entry on screen, after any cursor move still waiting to be shown (see sync_position)."""
+        self.sync_position()
         return self.position if isinstance(self.position, Entry) else None
+
+    def sync_position(self) -> None:
+        """Make what is shown follow the tree's cursor now.
+
+        The tree tells us about a cursor move with a message, handled after the keys that were
+        already waiting: with `nd` or `Down d` read in one chunk, the `d` ran before the move was
+        shown and marked the entry the cursor had left. Every action asks for the position
+        through here first, so a key always acts on the entry the previous key left on screen."""
+        if not self.is_mounted:
+            return
+        try:
+            node = self.tree.cursor_node
+        except NoMatches:  # the tree is not there (yet, or any more): nothing to follow
+            return
+        if node is not None and node.data is not None and node.data is not self.position:
+            self._show_position(node.data)
 
     def _section_counts(self) -> dict[str, tuple[int, int]]:
         return {s.id: (s.counts.done + s.counts.skipped, s.counts.total) for s in self.study_app.summary.sections}
@@ -170,7 +198,10 @@ class MainScreen(Screen[None]):
 
     # --- showing things -----------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
-        self._show_position(event.node.data)
+        # Stale when the cursor has moved on since (a burst of keys): the position already
+        # follows the cursor (sync_position), and going back to this node would undo that.
+        if event.node is self.tree.cursor_node and event.node.data is not self.position:
+            self._show_position(event.node.data)
 
     def _show_position(self, data: NodeData | None) -> None:
         app = self.study_app
@@ -195,13 +226,15 @@ class MainScreen(Screen[None]):
     def show_entry(self, entry: Entry) -> None:
         """Move the cursor to `entry` (expanding the tree to it) and show it."""
         self.tree.reveal_entry(entry)
-        self.tree.focus()
+        focus_now(self.tree)
+        self.sync_position()  # shown now, not when the tree's message arrives
 
     def show_section(self, section: Section) -> None:
         node = self.tree.section_node(section.id)
         self.tree.reveal(node)
         node.expand()
-        self.tree.focus()
+        focus_now(self.tree)
+        self.sync_position()
 
     def _remember_last_viewed(self, entry_id: str) -> None:
         self._pending_last_viewed = entry_id
@@ -228,10 +261,11 @@ class MainScreen(Screen[None]):
         return entry
 
     def action_focus_guide(self) -> None:
-        self.tree.focus()
+        focus_now(self.tree)
 
     def action_next(self) -> None:
         entries = self.study_app.guide.entries
+        self.sync_position()
         position = self.position
         if isinstance(position, Entry):
             target = entries[position.index + 1] if position.index + 1 < len(entries) else None
@@ -246,6 +280,7 @@ class MainScreen(Screen[None]):
 
     def action_previous(self) -> None:
         entries = self.study_app.guide.entries
+        self.sync_position()
         position = self.position
         if isinstance(position, Entry):
             target = entries[position.index - 1] if position.index > 0 else None
@@ -274,13 +309,16 @@ class MainScreen(Screen[None]):
 
     def on_study_changed(self, change: Change) -> None:
         """Progress or notes changed (here or in another process): redraw what shows them."""
+        if not self.is_running:
+            return  # closed since the change was published: nothing of ours is on screen
         guide = self.study_app.guide
         for entry_id in sorted(change.entries):
             entry = guide.get(entry_id)
             if entry is not None:
                 self.refresh_entry(entry)
         current = self.current_entry
-        if current is not None and current.id in change.notes and self.detail.ready:
+        panel = self.detail.query("#note-panel")
+        if current is not None and current.id in change.notes and self.detail.ready and panel:
             self.detail.note_panel.draft_changed()
         self.update_status()
 
@@ -324,7 +362,7 @@ class MainScreen(Screen[None]):
 
     def on_note_editor_left(self, event: NoteEditor.Left) -> None:
         if self.is_current:
-            self.tree.focus()
+            focus_now(self.tree)
 
     def action_edit_note_external(self) -> None:
         entry = self._entry_or_hint()

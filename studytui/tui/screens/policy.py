@@ -8,11 +8,12 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Markdown, Static
 
+from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.guide.model import Guide
 from studytui.tui.widgets.footer import StudyFooter
 
 
-class PolicyScreen(Screen[None]):
+class PolicyScreen(RefusesStudyKeys, Screen[None]):
     """The policy text, the admitted kinds of source and the fields every claim must carry."""
 
     BINDINGS = [Binding("escape", "close", "Back", id="policy-close")]

@@ -22,6 +22,16 @@ RESULT_LIMIT = 30
 HINT = "Titles, sections, tags, authors, summaries and your notes. ↑↓ choose · Enter jump · Esc close"
 
 
+class SearchInput(OrderedInput):
+    """The query field. Enter chooses here, in the field's own queue: keys typed after Enter in
+    the same read then reach the guide the dialog closes to, not this field (keyroute)."""
+
+    async def action_submit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, SearchScreen):
+            screen.choose(self.value)
+
+
 class SearchScreen(ModalScreen[str | None]):
     """Dismisses with the chosen entry id, or None."""
 
@@ -37,6 +47,7 @@ class SearchScreen(ModalScreen[str | None]):
         super().__init__()
         self._initial = query
         self._notes: dict[str, str] = {}
+        self._shown_query: str | None = None  # the query the results on screen are for
 
     @property
     def study_app(self) -> StudyApp:
@@ -44,7 +55,7 @@ class SearchScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
-            search_input = OrderedInput(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
+            search_input = SearchInput(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
             search_input.cursor_blink = self.study_app.cursor_blink
             yield search_input
             yield Static(HINT, id="search-hint")
@@ -58,6 +69,7 @@ class SearchScreen(ModalScreen[str | None]):
 
     def filter(self, query: str) -> int:
         """Replace the results with the best matches for `query`; returns how many."""
+        self._shown_query = query
         results = self.query_one(OptionList)
         app = self.study_app
         options: list[Option] = []
@@ -87,9 +99,13 @@ class SearchScreen(ModalScreen[str | None]):
         return len(options)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.filter(event.value)
+        if event.value != self._shown_query:
+            self.filter(event.value)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
+    def choose(self, query: str) -> None:
+        """Enter: jump to the best (or highlighted) match for `query` as typed so far."""
+        if query != self._shown_query:
+            self.filter(query)  # the field's Changed message for the last keys is still queued
         self._choose()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

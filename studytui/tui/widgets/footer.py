@@ -10,6 +10,42 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 
+# Keys that type a character Textual does not name (textual.keys.key_to_character gives None for
+# them), so a focused text field does not hide their bindings the way it hides `n` or `?`.
+UNNAMED_CHARACTERS = {"slash": "/", "plus": "+", "minus": "-", "at": "@", "backslash": "\\", "underscore": "_"}
+
+
+def _action_name(action: str) -> str:
+    return action.split("(", 1)[0].rpartition(".")[2]
+
+
+def typed_by_focus(screen: "Screen[Any]", action: str) -> bool:
+    """True when every key bound to `action` on `screen` types a character into the focused
+    widget (the note editor, a text field): there the binding cannot act, so the footer should
+    not offer it. The user's keys.yaml is honoured (a remapped key is the one that counts)."""
+    from textual.keys import key_to_character
+
+    from studytui.tui.compat import key_bindings
+
+    focused = screen.focused
+    if focused is None:
+        return False
+    keymap = getattr(screen.app, "user_keymap", None) or {}
+    keys: list[str] = []
+    for key, bindings in key_bindings(screen).items():
+        for binding in bindings:
+            if _action_name(binding.action) == action:
+                remapped = keymap.get(binding.id or "")
+                keys += [k.strip() for k in remapped.split(",")] if remapped else [key]
+    if not keys:
+        return False
+    for key in keys:
+        character = key_to_character(key) or UNNAMED_CHARACTERS.get(key)
+        if character is None or not character.isprintable() or not focused.check_consume_key(key, character):
+            return False
+    return True
+
+
 def shown_bindings(screen: "Screen[Any]") -> tuple[Any, ...]:
     """What a footer on `screen` would show: each active binding with its enabled state and tooltip."""
     return tuple((binding, enabled, tooltip) for (_node, binding, enabled, tooltip) in screen.active_bindings.values())

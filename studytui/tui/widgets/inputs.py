@@ -20,7 +20,7 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Input
 
-from studytui.tui.compat import key_bindings
+from studytui.tui.compat import key_bindings, key_was_stopped
 
 
 class InOrderBindings:
@@ -28,6 +28,21 @@ class InOrderBindings:
     text typed and pasted around them (see the module docstring)."""
 
     async def on_key(self, event: events.Key) -> None:
+        app = self.app  # type: ignore[attr-defined]
+        routed = hasattr(app, "resend_key")  # the study app (studytui.tui.keyroute)
+        if routed:
+            # A key before this one may still be moving focus (Tab) or changing the screen (`/`,
+            # Enter): wait for it, then judge where this key belongs.
+            await app.earlier_keys_settled(event)
+            self.call_next(self._taken, event)  # type: ignore[attr-defined]
+        screen = self.screen  # type: ignore[attr-defined]
+        if routed and (not screen.is_current or screen.focused is not self):
+            # Sent here before another screen opened, this one closed or focus moved on: it
+            # belongs to what has focus now (studytui.tui.keyroute), not to this field.
+            event.stop()
+            event.prevent_default()
+            app.resend_key(event)
+            return
         for binding in key_bindings(self).get(event.key, ()):  # type: ignore[arg-type]
             if binding.priority:
                 continue  # the App has already offered this key to priority bindings
@@ -37,6 +52,23 @@ class InOrderBindings:
                 return
         # Not one of ours: the widget's own handler (typed text) runs next, as Textual dispatches it.
 
+    def _taken(self, event: events.Key) -> None:
+        # Right after the key was handled here: typed text stops it (it never reaches the App),
+        # so it has settled; a key that goes on up settles when the App has run its binding.
+        if key_was_stopped(event):
+            self.app.key_settled(event)  # type: ignore[attr-defined]
+
 
 class OrderedInput(InOrderBindings, Input):
     """`Input` that runs its own key bindings in order with typed and pasted text."""
+
+
+class FieldInput(OrderedInput):
+    """A form field: reached with Tab (or shift+Tab) its text is selected, so what is typed
+    replaces it; focused by a click or by the app, the cursor just goes where it was put."""
+
+    def on_focus(self, event: events.Focus) -> None:
+        app = self.app
+        if getattr(app, "keyboard_focused", None) is self and not event.from_app_focus:
+            app.keyboard_focused = None  # type: ignore[attr-defined]
+            self.select_all()

@@ -19,6 +19,7 @@ import re
 from markdown_it import MarkdownIt
 from rich.segment import Segment
 from textual import events
+from textual.css.query import NoMatches
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -29,6 +30,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 from studytui.tui.format import control_pictures, visible_controls
 from studytui.session import NoteDraft
+from studytui.tui.keyroute import focus_now
 from studytui.tui.widgets.inputs import InOrderBindings
 
 AUTOSAVE_DELAY = 1.0  # seconds of quiet after the last keystroke
@@ -66,7 +68,11 @@ def note_preview_markdown(text: str, limit: int = PREVIEW_LIMIT) -> str:
 class NoteEditor(InOrderBindings, TextArea):
     """A TextArea that reports when the learner leaves it."""
 
-    BINDINGS = [Binding("escape", "leave", "Done editing", id="note-done")]
+    BINDINGS = [
+        Binding("escape", "leave", "Done editing", id="note-done"),
+        # Shown while typing (the app's F1, same id so keys.yaml remaps both, is hidden: `?` is text here).
+        Binding("f1", "app.help", "Help", id="help-f1", tooltip="Help, also while typing"),
+    ]
 
     class Left(Message):
         """The editor lost focus or the learner pressed Escape."""
@@ -131,9 +137,28 @@ class NotePanel(Vertical):
         if isinstance(app, StudyApp):
             app.sync_draft = self.sync_draft
 
+    def on_unmount(self) -> None:
+        from studytui.tui.app import StudyApp
+
+        self.cancel_timer()
+        app = self.app
+        if isinstance(app, StudyApp) and app.sync_draft == self.sync_draft:
+            app.sync_draft = lambda: None  # a removed panel has no text on screen to give
+
     def sync_draft(self) -> None:
-        if self.is_attached and self.editing:
-            self.draft.update(self.editor.text)
+        # Called from timers and signal handlers at any moment: before the editor is mounted,
+        # while the panel is being removed, after it is gone.
+        editor = self._editor_or_none()
+        if editor is not None and editor.display:
+            self.draft.update(editor.text)
+
+    def _editor_or_none(self) -> NoteEditor | None:
+        if not self.is_attached:
+            return None
+        try:
+            return self.query_one(NoteEditor)
+        except NoMatches:
+            return None
 
     @property
     def editor(self) -> NoteEditor:
@@ -141,7 +166,8 @@ class NotePanel(Vertical):
 
     @property
     def editing(self) -> bool:
-        return bool(self.editor.display)
+        editor = self._editor_or_none()
+        return editor is not None and bool(editor.display)
 
     def show(self) -> None:
         """Show the draft's (saved) text for a newly selected entry and leave edit mode."""
@@ -156,6 +182,8 @@ class NotePanel(Vertical):
 
     def draft_changed(self) -> None:
         """The session changed the draft (saved elsewhere, both versions kept): show it."""
+        if self._editor_or_none() is None:
+            return  # not mounted yet (its compose shows the draft) or being removed
         if self.editing and self.editor.text != self.draft.text:
             editor = self.editor
             cursor = editor.cursor_location
@@ -176,7 +204,7 @@ class NotePanel(Vertical):
         editor.load_text(self.draft.text)
         editor.display = True
         editor.move_cursor(editor.document.end)
-        editor.focus()
+        focus_now(editor)  # at once: keys typed right after `e` go to the editor (keyroute)
         editor.scroll_visible(animate=False)
 
     def stop_editing(self) -> None:
@@ -208,7 +236,8 @@ class NotePanel(Vertical):
     def _autosave(self) -> None:
         self.cancel_timer()
         self._flush()
-        self.refresh_preview()
+        if self._editor_or_none() is not None:
+            self.refresh_preview()
 
     def on_note_editor_left(self, event: NoteEditor.Left) -> None:
         # Not stopped: the screen also hears it and moves focus back to the guide.

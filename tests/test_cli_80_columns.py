@@ -1,0 +1,294 @@
+"""The command line at a terminal's default 80 columns (and at 120): nothing a learner needs is cut,
+squeezed or broken (issue 23), and the small inconsistencies found on the way."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from studytui import paths
+from studytui.cli import main
+from studytui.guide import load_guide
+from studytui.store import open_store
+
+GUIDE = load_guide()
+LONG_ID = max((e.id for e in GUIDE.entries), key=len)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(params=["80", "120"])
+def columns(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setenv("COLUMNS", request.param)
+    return int(request.param)
+
+
+@pytest.fixture
+def at_80(monkeypatch: pytest.MonkeyPatch) -> int:
+    monkeypatch.setenv("COLUMNS", "80")
+    return 80
+
+
+def widest(text: str) -> int:
+    return max((cell_len(line.rstrip()) for line in text.splitlines()), default=0)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+# -- history ------------------------------------------------------------------------------------
+
+
+def test_history_shows_the_full_time_and_the_number_show_takes(capsys, columns) -> None:
+    texts = ["first: " + "a long line of note text that cannot fit " * 3, "second", "third\nwith two lines"]
+    for text in texts:
+        assert run(capsys, "note", LONG_ID, "--text", text)[0] == 0
+    code, out, err = run(capsys, "history", LONG_ID)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split()[:2] == ["N", "saved"]  # the header names the column --show N takes
+    rows = [re.match(r"^\s*(\d+)\s+(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s+(\d+)\s", line) for line in lines[2:5]]
+    assert all(rows), out  # the number, the time to the second, the size: none of them cut
+    assert [int(m.group(1)) for m in rows] == [1, 2, 3]
+    assert [int(m.group(3)) for m in rows] == [len(t) for t in texts]
+    assert "current" in lines[4]
+    # The commands are whole on their lines (a terminal may fold them; nothing breaks them).
+    assert f"studytui history {LONG_ID} --show N" in out and f"studytui history {LONG_ID} --restore N" in out
+    for n, text in enumerate(texts, 1):  # N in the table is the N of --show
+        assert run(capsys, "history", LONG_ID, "--show", str(n))[1] == text
+
+
+# -- show ---------------------------------------------------------------------------------------
+
+
+def test_show_prints_a_long_url_whole_on_one_line(capsys, columns) -> None:
+    entry = max((e for e in GUIDE.entries if e.url), key=lambda e: len(e.url))
+    assert len(entry.url) > 80  # the case that broke: a URL longer than the terminal
+    code, out, err = run(capsys, "show", entry.id)
+    assert code == 0, err
+    assert any(entry.url in line for line in out.splitlines()), out
+    related = next(e for e in GUIDE.entries if e.related_urls)
+    out = run(capsys, "show", related.id)[1]
+    for url in (related.url, *related.related_urls):
+        assert any(url in line for line in out.splitlines()), url
+
+
+def test_next_prints_a_long_url_whole_on_one_line(capsys, at_80) -> None:
+    entries = list(GUIDE.entries)
+    entry = max((e for e in entries if e.url), key=lambda e: len(e.url))
+    run(capsys, "mark", entries[entries.index(entry) - 1].id, "done")  # next: the first pending one after it
+    code, out, err = run(capsys, "next")
+    assert code == 0 and entry.title in out, err
+    assert entry.url in out.splitlines()
+
+
+# -- list ---------------------------------------------------------------------------------------
+
+
+def test_list_titles_are_not_squeezed(capsys, columns) -> None:
+    code, out, err = run(capsys, "list")
+    assert code == 0, err
+    lines = out.splitlines()
+    for e in GUIDE.entries:
+        # At least 40 characters of the title on one line, and the id whole on one line.
+        assert any(e.title[:40] in line for line in lines), e.title
+        assert any(e.id in line.split() for line in lines), e.id
+    assert widest(out) <= columns
+    if columns >= 120:  # room for a table: an entry is one line with its id, state and title
+        e = GUIDE.entries[0]
+        assert any(e.id in line and "○ pending" in line and e.title[:30] in line for line in lines)
+
+
+def test_list_at_80_columns_is_two_lines_an_entry(capsys, at_80) -> None:
+    run(capsys, "note", GUIDE.entries[1].id, "--text", "n")
+    out = run(capsys, "list", "--section", "0")[1]
+    lines = out.splitlines()
+    assert lines[0] == GUIDE.sections[0].title
+    for e in GUIDE.sections[0].entries:
+        i = next(i for i, line in enumerate(lines) if line.split() == [e.id])
+        assert lines[i - 1].startswith("○ pending") and e.title[:40] in lines[i - 1]
+    second = next(line for line in lines if GUIDE.entries[1].title[:40] in line)
+    assert "✎" in second
+
+
+# -- gpus ---------------------------------------------------------------------------------------
+
+
+def test_gpus_names_whole_on_one_line_and_nothing_over_the_width(capsys, columns) -> None:
+    code, out, err = run(capsys, "gpus")
+    assert code == 0, err
+    data = json.loads(run(capsys, "gpus", "--json")[1])["accelerators"]
+    lines = out.splitlines()
+    assert widest(out) <= columns, out
+    for acc in data:
+        assert any(acc["name"] in line for line in lines), acc["name"]
+        row = next(line for line in lines if line.split()[:1] == [acc["id"]])
+        assert f"{acc['mem_bw'] / 1e12:g}" in row.split()  # the key figures beside the id
+        for alias in acc["aliases"]:
+            assert re.search(rf"(^|[ ,(]){re.escape(alias)}([,)]|$)", out, re.M), alias
+    assert len(lines) <= 2 * len(data) + 6  # at most two lines a GPU (was 4 to 8 at 80 columns)
+
+
+def test_gpu_sources_keep_their_urls_whole(capsys, at_80) -> None:
+    out = run(capsys, "gpus", "b300")[1]
+    data = json.loads(run(capsys, "gpus", "b300", "--json")[1])
+    for source in data["sources"]:
+        if source.startswith("https://"):
+            assert any(source in line for line in out.splitlines()), source
+
+
+# -- calculators --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [("calc", "--help"), ("calc", "kv", "--help"), ("calc", "occupancy", "--help"),
+                                  ("calc", "roofline", "--help")])
+def test_calc_help_fits_and_no_hint_is_cut(capsys, columns, argv) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(list(argv))
+    out = capsys.readouterr().out
+    assert exit_.value.code == 0
+    assert widest(out) <= columns, out
+    assert "…" not in out
+    text = flat(out)  # wrapped lines read back as one: every hint whole
+    if argv[1] == "kv":
+        assert "instead of a GPU's memory capacity, e.g. 80GiB" in text
+        assert "model presets: deepseek-v3," in text and "qwen3-32b" in text
+    if argv[1] == "roofline":
+        assert "instead of one of flops/bytes" in text
+    if argv[1] == "occupancy":
+        assert "instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0" in text
+    assert "Flags the chosen inputs do not use are errors." in text
+
+
+def test_calc_output_lines_fit_and_wrap_under_their_text(capsys, at_80) -> None:
+    code, out, err = run(capsys, "calc", "roofline", "--flops", "1e12", "--bytes", "1e9", "--time", "1us", "--explain")
+    assert code == 0, err
+    assert widest(out) <= 80 and "…" not in out
+    lines = out.splitlines()
+    warning = next(i for i, line in enumerate(lines) if line.startswith("warning: physically impossible"))
+    assert lines[warning + 1].startswith("  ") and lines[warning + 1].strip()  # continued under the text
+    for line, after in zip(lines, lines[1:]):
+        if line.startswith("  - ") and after.strip() and not after.startswith("  - "):
+            assert after.startswith("    ")  # an assumption continues under its text, not at column 0
+
+
+def test_calc_errors_are_one_whole_line(capsys, at_80) -> None:
+    code, out, err = run(capsys, "calc", "kv", "--model", "llama-3-8b")
+    assert code == 2 and err.count("\n") == 1
+    assert "did you mean llama-3.1-8b" in err and "qwen3-32b" in err  # the whole message, on one line
+
+
+def test_kv_puts_the_model_first(capsys, at_80) -> None:
+    out = run(capsys, "calc", "kv", "--model", "deepseek-v3")[1]
+    labels = [line.split("  ")[0] for line in out.splitlines()[1:4]]
+    assert labels[0] == "model" and "equivalent GQA groups" in out
+    assert out.index("equivalent GQA groups") > out.index("KV elements per token per layer")
+
+
+def test_gemm_last_wave_agrees_in_number(capsys, at_80) -> None:
+    one = run(capsys, "calc", "gemm", "--m", "128", "--n", "128", "--k", "128")[1]
+    assert "last wave 1 tile (" in one
+    many = run(capsys, "calc", "gemm", "--m", "4096", "--n", "4096", "--k", "4096")[1]
+    assert "last wave 100 tiles (" in many
+
+
+# -- small inconsistencies ----------------------------------------------------------------------
+
+
+def test_reveal_without_a_value_shows_the_answer(capsys, at_80) -> None:
+    problem = "sh-time-floor"
+    code, out, err = run(capsys, "practice", "answer", problem, "--reveal")
+    assert code == 0, err
+    assert "Expected: " in out and "Solution" in out and "studytui calc " in out
+    attempts = open_store().attempts()
+    assert len(attempts) == 1 and not attempts[0].correct  # seen before a right answer: a miss, as in the app
+    data = json.loads(run(capsys, "practice", "answer", problem, "--reveal", "--json")[1])
+    assert data["id"] == problem and data["revealed"] is True and data["correct"] is None
+    assert data["expected"]["text"] and data["solution"]
+
+
+def test_answer_without_a_value_or_reveal_is_one_line_exit_2(capsys) -> None:
+    code, out, err = run(capsys, "practice", "answer", "sh-time-floor")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--reveal" in err and "VALUE" in err
+    assert open_store().attempts() == []
+
+
+@pytest.mark.parametrize("key", ["0", "start-here", GUIDE.sections[0].id])
+def test_list_section_takes_what_practice_takes(capsys, key) -> None:
+    code, out, err = run(capsys, "list", "--section", key, "--json")
+    assert code == 0, err
+    assert [e["id"] for e in json.loads(out)] == [e.id for e in GUIDE.sections[0].entries]
+    assert run(capsys, "practice", key)[0] == 0
+
+
+def test_list_section_by_number_and_a_bad_one(capsys) -> None:
+    code, out, _ = run(capsys, "list", "--section", "1", "--json")
+    assert code == 0 and [e["id"] for e in json.loads(out)] == [e.id for e in GUIDE.sections[1].entries]
+    code, out, err = run(capsys, "list", "--section", "nowhere")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "unknown section 'nowhere'" in err
+    assert "0 for the first" in err
+    assert "unknown section 'nowhere'" in run(capsys, "practice", "nowhere")[2]  # the same resolver
+
+
+@pytest.mark.parametrize("name,fmt", [("backup.json", None), ("journal.md", None), ("cards.apkg", None), ("vault", "vault")])
+def test_export_reports_the_absolute_path_for_every_format(capsys, tmp_path, monkeypatch, name, fmt) -> None:
+    monkeypatch.chdir(tmp_path)
+    run(capsys, "note", GUIDE.entries[0].id, "--text", "a note")
+    code, out, err = run(capsys, "export", name, *(["--format", fmt] if fmt else []))
+    assert code == 0, err
+    assert f"Wrote {tmp_path.resolve() / name} (" in err, err
+
+
+# -- where --------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """studytui running from a source checkout at tmp_path/clone, with no data directory set."""
+    clone = tmp_path / "clone"
+    (clone / "content").mkdir(parents=True)
+    (clone / ".git").mkdir()
+    (clone / "pyproject.toml").write_text("[project]\nname = 'studytui'\n")
+    monkeypatch.setattr(paths, "CHECKOUT_DIR", clone)
+    monkeypatch.delenv(paths.DATA_ENV, raising=False)
+    return clone
+
+
+def test_where_warns_when_notes_live_in_the_checkout(capsys, fake_checkout, at_80) -> None:
+    code, out, err = run(capsys, "where")
+    assert code == 0, err
+    assert f"data:    {fake_checkout / 'progress'}" in out
+    assert f"warning: {paths.CHECKOUT_WARNING}\n" in out
+    assert "deleting the clone or `git clean -fdX` deletes your notes" in paths.CHECKOUT_WARNING
+    assert "set STUDYTUI_DATA_DIR or --data-dir to keep them elsewhere" in paths.CHECKOUT_WARNING
+    assert "studytui export FILE.json" in out
+    data = json.loads(run(capsys, "where", "--json")[1])
+    assert data["data_dir"] == str(fake_checkout / "progress")
+    assert data["source_checkout"] is True and data["data_dir_in_checkout"] is True
+    assert data["data_dir_warning"] == paths.CHECKOUT_WARNING
+    # --data-dir inside the clone is just as much at risk
+    assert "warning:" in run(capsys, "--data-dir", str(fake_checkout / "mine"), "where")[1]
+
+
+def test_where_is_quiet_when_notes_live_elsewhere(capsys, fake_checkout, tmp_path) -> None:
+    elsewhere = tmp_path / "notes"
+    code, out, _ = run(capsys, "--data-dir", str(elsewhere), "where")
+    assert code == 0 and "warning" not in out and "git clean" not in out
+    data = json.loads(run(capsys, "--data-dir", str(elsewhere), "where", "--json")[1])
+    assert data["data_dir_in_checkout"] is False and data["data_dir_warning"] is None
+
+
+def test_where_outside_a_checkout_never_warns(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(paths, "CHECKOUT_DIR", tmp_path / "not-a-clone")
+    assert paths.inside_checkout(tmp_path / "not-a-clone" / "progress") is False
+    data = json.loads(run(capsys, "where", "--json")[1])
+    assert data["source_checkout"] is False and data["data_dir_in_checkout"] is False
