@@ -129,8 +129,14 @@ def main() -> None:
     fill(huge, [e.id for e in guide.entries])
     from studytui.store import open_store
 
+    from studytui.store import model
+
     big = open_store(huge)
-    big.set_note(guide.entries[0].id, "forty-four megabytes of imported note text. " * 1_000_000)
+    limit, model.NOTE_LIMIT = model.NOTE_LIMIT, 64 * 1024 * 1024  # a note from before the 8 MiB limit
+    try:
+        big.set_note(guide.entries[0].id, "forty-four megabytes of imported note text. " * 1_000_000)
+    finally:
+        model.NOTE_LIMIT = limit
     big.close()
     print("integrity check on open (PRAGMA quick_check alone):")
     for label, data in (("real guide", real), ("5000 entries", synthetic), ("44 MB note", huge)):

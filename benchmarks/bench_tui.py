@@ -8,6 +8,10 @@ a synthetic guide of 5,000 entries (STUDYTUI_SYNTHETIC=5000, a benchmark-only sw
 Search: per keystroke at 5,000 entries, in a headless pilot: the filter (SearchIndex + the result
 list update) alone, and a whole keystroke (key event to idle, including the redraw).
 
+Keys in a burst (issue 23): 30 study keys (`n` x 29, then `d`) queued at once, as one terminal
+read delivers them, until the 30th entry is marked in the store; the yardstick is a bare Textual
+app whose Tree moves its cursor 30 times on the same burst. Both are reported per key.
+
 Targets (issue 4): first paint < 300 ms (about twice the bare app), 5,000 entries < 600 ms,
 search < 30 ms per keystroke. Run: python benchmarks/bench_tui.py [--runs N]
 """
@@ -119,6 +123,70 @@ async def search_keystrokes(n_entries: int, query: str) -> tuple[list[float], li
     return filter_times, key_times, baseline_times
 
 
+BURST = 30
+
+
+async def study_key_burst(rounds: int = 4) -> tuple[list[float], list[float]]:
+    """Seconds per key for a burst of BURST keys: the study app (moves, then a mark, each applied
+    to what the key before left on screen) and a bare Tree app (cursor moves only)."""
+    from textual import events
+    from textual.app import App
+    from textual.widgets import Tree
+
+    from studytui.guide import load_guide
+    from studytui.store import open_store
+    from studytui.tui.app import StudyApp
+
+    class BareTree(App[None]):
+        def compose(self):
+            tree: Tree[None] = Tree("root")
+            for i in range(200):
+                tree.root.add_leaf(f"leaf {i}")
+            tree.root.expand()
+            yield tree
+
+    async def settle(pilot, check, timeout: float = 20.0) -> None:
+        deadline = time.perf_counter() + timeout
+        while not check():
+            if time.perf_counter() > deadline:
+                raise SystemExit("a burst never settled")
+            await asyncio.sleep(0.001)
+
+    guide = load_guide()
+    study: list[float] = []
+    bare: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(tmp)
+        app = StudyApp(guide, store, environ={"DISPLAY": ":0"}, cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot, lambda: app.main_screen is not None and app.main_screen.detail.ready)
+            for round_ in range(rounds):
+                app.jump_to(guide.entries[round_ * (BURST + 1)].id)
+                await pilot.pause()
+                target = guide.entries[round_ * (BURST + 1) + BURST - 1].id
+                start = time.perf_counter()
+                for key in ["n"] * (BURST - 1) + ["d"]:
+                    app.post_message(events.Key(key, key))
+                await settle(pilot, lambda: store.progress(target).state == "done")
+                study.append((time.perf_counter() - start) / BURST)
+        store.close()
+    tree_app = BareTree()
+    async with tree_app.run_test(size=(120, 40)) as pilot:
+        tree = tree_app.query_one(Tree)
+        tree.focus()
+        await pilot.pause()
+        for _ in range(rounds):
+            tree.move_cursor(tree.root.children[0])
+            await pilot.pause()
+            first = tree.cursor_line
+            start = time.perf_counter()
+            for _ in range(BURST):
+                tree_app.post_message(events.Key("down", None))
+            await settle(pilot, lambda: tree.cursor_line == first + BURST)
+            bare.append((time.perf_counter() - start) / BURST)
+    return study, bare
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
@@ -171,6 +239,10 @@ def _run(args, ok: bool, cores: int | None) -> int:
     ok &= report("search: filter + list update per keystroke (5,000)", filter_times, 0.030)
     report("search: whole pilot keystroke to idle (5,000)", key_times)
     report("  same keystroke, filtering off (pilot overhead)", baseline_times)
+    study, bare = asyncio.run(study_key_burst())
+    report(f"study keys in a burst of {BURST} (n..., d), per key", study)
+    report(f"  bare Textual Tree, {BURST} cursor moves in a burst, per key", bare)
+    print(f"{'':<48} ratio to the bare Tree: {statistics.median(study) / statistics.median(bare):.2f}x")
     return 0 if ok else 1
 
 

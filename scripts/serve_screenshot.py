@@ -9,6 +9,7 @@ on every machine.
 from __future__ import annotations
 
 import argparse
+import secrets
 import shutil
 import socket
 import subprocess
@@ -45,13 +46,15 @@ def main() -> int:
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        server = subprocess.Popen([*CLI, "--data-dir", str(data), "serve", "--port", str(port)], stdout=subprocess.DEVNULL)
+        token = secrets.token_urlsafe(32)  # the server refuses every request without it
+        server = subprocess.Popen([*CLI, "--data-dir", str(data), "serve", "--port", str(port), "--token", token],
+                                  stdout=subprocess.DEVNULL)
         try:
             time.sleep(2)
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=["--no-sandbox"])
                 page = browser.new_page(viewport={"width": 1200, "height": 720})
-                page.goto(f"http://127.0.0.1:{port}/")
+                page.goto(f"http://127.0.0.1:{port}/?token={token}")
                 page.wait_for_timeout(5000)
                 page.locator(".xterm-helper-textarea").first.focus()  # keys to the app, no click
                 for key in ["ArrowDown"] * 4:  # onto the entry with the note

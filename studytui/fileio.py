@@ -2,12 +2,17 @@
 
 A 200 MB "export" must not take gigabytes of memory, and a file that grows while it is read must
 not get past the check: the size is checked by stat before reading, and the read itself stops
-one byte past the limit. No Textual, no Rich here.
+one byte past the limit. Only regular files are read: a FIFO (which would block for ever, waiting
+for a writer), a device (/dev/zero, also through a symlink), a socket or a directory is refused
+with one line. The file is opened with O_NONBLOCK, so opening a FIFO does not block, and checked
+with fstat on the descriptor it was opened as (no window for a swap between check and read).
+No Textual, no Rich here.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import BinaryIO
 
@@ -15,13 +20,44 @@ from studytui.errors import UsageError
 
 MIB = 1024 * 1024
 # The most studytui reads of one file of each kind. Module constants, so tests can lower them.
-JSON_IMPORT_LIMIT = 64 * MIB  # `studytui import FILE.json` (a full export of a large guide is a few MB)
+JSON_IMPORT_LIMIT = 64 * MIB  # `studytui import FILE.json` by default (see json_import_limit)
+# The learner may raise the JSON import limit for one run (an export of long notes with their
+# full history can be larger): STUDYTUI_IMPORT_LIMIT_MIB=N, a whole number of MiB.
+IMPORT_LIMIT_ENV = "STUDYTUI_IMPORT_LIMIT_MIB"
+MAX_IMPORT_LIMIT_MIB = 64 * 1024  # 64 GiB: past this a typo, not a backup
 YAML_LIMIT = 8 * MIB  # any YAML file: content, keys.yaml, hardware files, measured profiles (~100 KB)
 # (A README for `guide diff` has its own check, studytui.guide.readme.MAX_README_BYTES.)
 
 
-class TooLargeError(UsageError):
+class RefusedFileError(UsageError):
+    """A file studytui will not read (too large, not a regular file): one line, exit 2, nothing read."""
+
+
+class TooLargeError(RefusedFileError):
     """A file over the size studytui reads for its kind: one line, exit 2, nothing read."""
+
+
+class NotRegularFileError(RefusedFileError):
+    """A FIFO, device, socket or directory where a file was expected: one line, exit 2, nothing read."""
+
+
+def not_regular(path: str | os.PathLike[str]) -> NotRegularFileError:
+    return NotRegularFileError(f"{path}: not a regular file; not read")
+
+
+def json_import_limit() -> int:
+    """The most `studytui import FILE.json` reads: JSON_IMPORT_LIMIT, or STUDYTUI_IMPORT_LIMIT_MIB
+    MiB when set (a whole number from 1 to MAX_IMPORT_LIMIT_MIB; anything else is a UsageError)."""
+    raw = os.environ.get(IMPORT_LIMIT_ENV)
+    if raw is None or not raw.strip():
+        return JSON_IMPORT_LIMIT
+    text = raw.strip()
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= MAX_IMPORT_LIMIT_MIB:
+        shown = ascii(raw) if len(raw) <= 40 else ascii(raw[:40]) + "..."
+        raise UsageError(
+            f"{IMPORT_LIMIT_ENV} must be a whole number of MiB from 1 to {MAX_IMPORT_LIMIT_MIB}, not {shown}; nothing was changed"
+        )
+    return int(text) * MIB
 
 
 def size_text(limit: int) -> str:
@@ -44,16 +80,36 @@ def read_stream_bounded(stream: BinaryIO, limit: int, what: str, name: str) -> b
     return data
 
 
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """`path` opened for reading in binary, or NotRegularFileError when it is not a regular file.
+
+    O_NONBLOCK: opening a FIFO with no writer returns at once instead of blocking; the check is
+    made on the open descriptor (fstat), then O_NONBLOCK is cleared for an ordinary read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise not_regular(path) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise not_regular(path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_bounded(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
-    """The bytes of `path`, refused with one line (TooLargeError, exit 2) when larger than `limit`.
+    """The bytes of `path`, refused with one line (TooLargeError, exit 2) when larger than `limit`,
+    and (NotRegularFileError) when it is not a regular file: a FIFO, a device, a directory.
 
     OSError propagates, so callers keep their own "cannot read" messages."""
     path = Path(path)
-    with open(path, "rb") as handle:
-        try:
-            size = os.fstat(handle.fileno()).st_size
-        except OSError:
-            size = 0
+    with open_regular(path) as handle:
+        size = os.fstat(handle.fileno()).st_size
         if size > limit:
             raise too_large(path, limit, what)
         # limit + 1: a file that grew since the stat (or a device with no size) is still caught.

@@ -73,3 +73,35 @@ CHECKOUT_WARNING = (
     f"set {DATA_ENV} or --data-dir to keep them elsewhere"
 )
 BACKUP_HINT = "back up: studytui export FILE.json (studytui import FILE.json reads it back)"
+
+
+def exposure_warning(data: str | os.PathLike[str]) -> str | None:
+    """One line when other users of this machine can read the notes: the data directory can be
+    listed or entered by group or others, or the database (or its -wal/-shm file) is readable by
+    them. None when it is private (or not there yet: studytui creates it 0700, the database 0600)."""
+    import stat
+
+    directory = Path(data).expanduser()
+    exposed: list[str] = []
+    fixes: list[str] = []
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return None
+    if stat.S_ISDIR(st.st_mode) and st.st_mode & 0o055:
+        exposed.append(f"the data directory is {stat.filemode(st.st_mode)}")
+        fixes.append(f"chmod 700 {directory}")
+    files = []
+    for name in ("studytui.db", "studytui.db-wal", "studytui.db-shm"):
+        try:
+            fst = os.stat(directory / name)
+        except OSError:
+            continue
+        if fst.st_mode & 0o044:
+            files.append(f"{name} is {stat.filemode(fst.st_mode)}")
+    if files:
+        exposed.append(", ".join(files))
+        fixes.append(f"chmod 600 {directory / 'studytui.db'}*")
+    if not exposed:
+        return None
+    return f"other users on this machine can read your notes ({'; '.join(exposed)}); fix: {' && '.join(fixes)}"

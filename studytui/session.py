@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Protocol
 from studytui.errors import StudyError
 from studytui.guide.model import Entry, Guide
 from studytui.state import State
-from studytui.store.model import EntryProgress, NoteVersion, merge_notes
+from studytui.store.model import EntryProgress, NoteTooLarge, NoteVersion, merge_notes
 from studytui.study import Summary, canonical_states, continue_entry, first_entry, next_entry, progress_summary
 
 # Named in the line kept between two versions of a note.
@@ -314,12 +314,12 @@ class StudySession:
         Raises NotesNotSaved when the store refused some; their text stays here and the next
         flush tries again."""
         change = self._pick_up_external()
-        errors: list[str] = []
+        errors: list[StudyError] = []
         for entry_id, kept in list(self._unsaved.items()):
             try:
                 text, conflict = self._save(entry_id, kept.base, kept.text)
             except StudyError as exc:
-                errors.append(str(exc))
+                errors.append(exc)
                 continue
             del self._unsaved[entry_id]
             change = change | self._saved(entry_id, text, conflict)
@@ -328,7 +328,7 @@ class StudySession:
             try:
                 text, conflict = self._save(draft.entry_id, draft.base, draft.text)
             except StudyError as exc:
-                errors.append(str(exc))
+                errors.append(exc)
             else:
                 if text != draft.text:  # both versions kept: the draft becomes what is stored
                     draft.start(draft.entry_id, text)
@@ -336,7 +336,11 @@ class StudySession:
                     draft.saved(text)
                 change = change | self._saved(draft.entry_id, text, conflict)
         if errors:
-            raise NotesNotSaved(f"{errors[0]}. The note is kept and saved on the next try")
+            first = errors[0]
+            if isinstance(first, NoteTooLarge):
+                # Trying again cannot help: the learner must shorten it. Nothing is dropped meanwhile.
+                raise NotesNotSaved(f"{first}. Your text is kept here (unsaved): shorten it to save it")
+            raise NotesNotSaved(f"{first}. The note is kept and saved on the next try")
         return change
 
     def _save(self, entry_id: str, base: str, text: str) -> tuple[str, NoteConflict | None]:

@@ -266,9 +266,14 @@ def test_json_import_limit_holds_for_stdin_and_read(monkeypatch: pytest.MonkeyPa
 
 
 def test_read_bounded_stops_past_the_limit_without_a_size(tmp_path: Path) -> None:
-    """A device (no size to stat) or a file that grew after the stat: the read stops at limit + 1."""
-    with pytest.raises(fileio.TooLargeError, match="larger than 1 KiB"):
+    """A device (no size to stat) is refused unread, also through a symlink (only regular files
+    are read); a file that grew after the stat: the read stops at limit + 1."""
+    with pytest.raises(fileio.NotRegularFileError, match="/dev/zero: not a regular file; not read"):
         fileio.read_bounded("/dev/zero", 1024, "a test file")
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(fileio.NotRegularFileError, match="zero.json: not a regular file; not read"):
+        fileio.read_bounded(link, 1024, "a test file")
     small = tmp_path / "s.txt"
     small.write_bytes(b"x" * 1024)
     assert fileio.read_bounded(small, 1024, "a test file") == b"x" * 1024

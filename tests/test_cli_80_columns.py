@@ -120,6 +120,42 @@ def test_list_at_80_columns_is_two_lines_an_entry(capsys, at_80) -> None:
     assert "✎" in second
 
 
+# -- search -------------------------------------------------------------------------------------
+
+
+def test_search_titles_are_not_squeezed(capsys, columns) -> None:
+    hits = json.loads(run(capsys, "search", "attention", "--json")[1])
+    code, out, err = run(capsys, "search", "attention")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(hits) == 10 and widest(out) <= columns, out
+    assert "…" not in out
+    for hit in hits:
+        # At least 40 characters of the title on one line (was "Grouped-Qu…" squeezed at 80
+        # columns), and the id whole on one line.
+        assert any(hit["title"][:40] in line for line in lines), hit["title"]
+        assert any(hit["id"] in line.split() for line in lines), hit["id"]
+    if columns < 120:
+        return
+    # Where a table fits with whole titles, it stays a table: one line a hit.
+    out = run(capsys, "search", "flashattention")[1]
+    assert out.splitlines()[0].split() == ["id", "title", "section", "matched", "in"], out
+    for hit in json.loads(run(capsys, "search", "flashattention", "--json")[1]):
+        assert any(line.split()[:1] == [hit["id"]] and hit["title"] in line and hit["section"] in line for line in out.splitlines())
+
+
+def test_search_at_80_columns_is_two_lines_a_hit(capsys, at_80) -> None:
+    hits = json.loads(run(capsys, "search", "attention", "--json")[1])
+    out = run(capsys, "search", "attention")[1]
+    lines = out.splitlines()
+    for rank, hit in enumerate(hits, 1):
+        i = next(i for i, line in enumerate(lines) if line.split()[:1] == [f"{rank}."])
+        assert hit["title"] in lines[i], out  # the rank and the whole title, then under the title
+        assert lines[i + 1].split()[0] == hit["id"] and hit["section"] in flat(" ".join(lines[i + 1: i + 3]))
+        assert lines[i + 1].index(hit["id"]) == lines[i].index(hit["title"])
+    assert "Grouped-Query Attention" in out and "Grouped-Qu…" not in out and "matched in" in out
+
+
 # -- gpus ---------------------------------------------------------------------------------------
 
 
@@ -136,6 +172,40 @@ def test_gpus_names_whole_on_one_line_and_nothing_over_the_width(capsys, columns
         for alias in acc["aliases"]:
             assert re.search(rf"(^|[ ,(]){re.escape(alias)}([,)]|$)", out, re.M), alias
     assert len(lines) <= 2 * len(data) + 6  # at most two lines a GPU (was 4 to 8 at 80 columns)
+
+
+def _urls(text: str) -> set[str]:
+    return {u.rstrip(".,;:)]}>'\"") for u in re.findall(r"https?://[^\s\"]+", text)}
+
+
+def test_every_gpu_prints_every_url_whole_on_one_line(capsys, columns) -> None:
+    """Every figure comes with its source: no URL in `gpus ID` is cut ("…") or broken across
+    lines, at 80 columns and at 120 (the scale-out row cut its source URL at both)."""
+    ids = [a["id"] for a in json.loads(run(capsys, "gpus", "--json")[1])["accelerators"]]
+    assert len(ids) > 20
+    for acc_id in ids:
+        code, out, err = run(capsys, "gpus", acc_id)
+        assert code == 0, err
+        data = json.loads(run(capsys, "gpus", acc_id, "--json")[1])
+        known = _urls(json.dumps(data))
+        assert "…" not in out, (acc_id, out)
+        printed = _urls(out)
+        assert printed <= known, (acc_id, printed - known)  # a cut or broken URL is not one of the file's
+        lines = out.splitlines()
+        for url in [s for s in data["sources"] if s.startswith("https://")] + sorted(_urls(json.dumps(data.get("scale_out")))):
+            assert any(url in line for line in lines), (acc_id, url)
+        assert widest("\n".join(line for line in lines if "https://" not in line)) <= columns, out
+
+
+def test_gpu_scale_out_source_is_a_reference_to_the_whole_url(capsys, at_80) -> None:
+    out = run(capsys, "gpus", "b200")[1]
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.split()[:2] == ["scale-out", "network"])
+    assert "source [1] below" in flat(" ".join(lines[row:row + 4]))
+    i = next(i for i, line in enumerate(lines) if line.strip() == "- [1] scale-out network:")
+    url = "https://docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html"
+    assert lines[i + 1] == "    " + url  # whole, on a line of its own under its label
+    assert lines.index("Sources") < i
 
 
 def test_gpu_sources_keep_their_urls_whole(capsys, at_80) -> None:
@@ -267,7 +337,14 @@ def test_where_warns_when_notes_live_in_the_checkout(capsys, fake_checkout, at_8
     code, out, err = run(capsys, "where")
     assert code == 0, err
     assert f"data:    {fake_checkout / 'progress'}" in out
-    assert f"warning: {paths.CHECKOUT_WARNING}\n" in out
+    # Filled to the width at word boundaries (was one 190-character line the terminal broke
+    # mid-word), continued under the text after "warning: ", the command in it whole.
+    warning = out[out.index("warning: "):out.index("back up: ")]
+    assert flat(warning) == f"warning: {paths.CHECKOUT_WARNING}" and widest(warning) <= 80
+    assert all(line.startswith(" " * 9) for line in warning.splitlines()[1:]) and len(warning.splitlines()) > 1
+    assert any("`git clean -fdX`" in line for line in warning.splitlines())
+    backup = out[out.index("back up: "):].split("\nwarning: ")[0]  # (a permissions warning may follow)
+    assert flat(backup) == paths.BACKUP_HINT and widest(backup) <= 80
     assert "deleting the clone or `git clean -fdX` deletes your notes" in paths.CHECKOUT_WARNING
     assert "set STUDYTUI_DATA_DIR or --data-dir to keep them elsewhere" in paths.CHECKOUT_WARNING
     assert "studytui export FILE.json" in out
@@ -292,3 +369,143 @@ def test_where_outside_a_checkout_never_warns(capsys, tmp_path, monkeypatch) -> 
     assert paths.inside_checkout(tmp_path / "not-a-clone" / "progress") is False
     data = json.loads(run(capsys, "where", "--json")[1])
     assert data["source_checkout"] is False and data["data_dir_in_checkout"] is False
+
+
+# -- import -------------------------------------------------------------------------------------
+
+
+def test_import_report_is_filled_to_the_width_at_words(capsys, tmp_path, monkeypatch, at_80) -> None:
+    for e in GUIDE.entries[:4]:
+        run(capsys, "note", e.id, "--text", "a note on " + e.id)
+    run(capsys, "practice", "answer", "sh-time-floor", "--reveal")
+    assert run(capsys, "export", str(tmp_path / "backup.json"))[0] == 0
+    monkeypatch.setenv(paths.DATA_ENV, str(tmp_path / "elsewhere"))
+    code, out, err = run(capsys, "import", str(tmp_path / "backup.json"))
+    assert code == 0, err
+    lines = out.splitlines()
+    # Was one line of about 115 characters; now two, the second under the text, and a count
+    # never apart from what it counts.
+    assert flat(out) == "Imported backup.json: 4 entries added, 0 states and 0 notes updated, 4 events added, 1 practice attempt added."
+    assert widest(out) <= 80 and len(lines) == 2 and lines[1].startswith("  ")
+    for phrase in ("4 entries added", "0 states and 0 notes updated", "4 events added", "1 practice attempt added."):
+        assert any(phrase in line for line in lines), phrase
+
+
+# -- guide diff ---------------------------------------------------------------------------------
+
+
+def _changed_readme(tmp_path: Path) -> Path:
+    from test_guide_diff import find, model, render  # the READMEs that file renders from the content
+
+    o = model(GUIDE)
+    mm = find(o, "kernel-optimization", "Matrix multiplication")["items"]
+    mm.insert(0, {"id": "n", "title": "A New GEMM Paper on Tiles and Warps", "url": "https://arxiv.org/abs/2999.00001", "watch": False})
+    deepgemm = next(i for i in mm if i["id"] == "deepgemm")
+    mm.remove(deepgemm)
+    find(o, "kernel-optimization", "Attention")["items"].append(deepgemm)
+    find(o, "gpu-fundamentals", "Compilation and machine code")["title"] = "Compilation, PTX and machine code"
+    path = tmp_path / "README.md"
+    path.write_text(render(o), encoding="utf-8")
+    return path
+
+
+def test_guide_diff_wraps_each_difference_under_its_references(capsys, tmp_path, monkeypatch, at_80) -> None:
+    _changed_readme(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "guide", "diff", "README.md")
+    assert code == 1, err
+    assert widest(out) <= 80, out  # was about 160 characters a line
+    data = json.loads(run(capsys, "guide", "diff", "README.md", "--json")[1])
+    lines = out.splitlines()
+    for d in data["differences"]:
+        # The README line, the content FILE:LINE and the kind whole on the first line; the
+        # message under them with a hanging indent, the quoted titles whole.
+        i = next(i for i, line in enumerate(lines) if line.split()[:2] == [f"README.md:{d['readme_line']}", d["content"]])
+        assert lines[i].split()[2] == d["kind"], lines[i]
+        body = []
+        for line in lines[i + 1:]:
+            if not line.startswith("    "):
+                break
+            body.append(line)
+        assert flat(" ".join(body)) == d["message"]
+        for title in re.findall(r"'[^']+'", d["message"]):
+            assert any(title in line for line in body), title
+    assert "'Compilation and machine code' -> 'Compilation, PTX and machine code'" in flat(out)
+    assert "None" not in out
+    # Where every difference fits on one line, it is one line with the columns aligned.
+    monkeypatch.setenv("COLUMNS", "250")
+    wide = run(capsys, "guide", "diff", "README.md")[1].splitlines()
+    assert all(line.split()[:1] == [f"README.md:{d['readme_line']}"] for line, d in zip(wide, data["differences"]))
+
+
+# -- practice, next, show: commands whole --------------------------------------------------------
+
+
+def test_practice_list_keeps_the_next_command_whole(capsys, at_80) -> None:
+    code, out, err = run(capsys, "practice", "0")
+    assert code == 0, err
+    assert "Next: studytui practice show ID" in out.splitlines()  # was "... Next: studytui practice" / "show ID"
+    assert widest(out) <= 80 and "…" not in out
+
+
+def test_next_and_show_keep_their_commands_whole(capsys, at_80) -> None:
+    entry = GUIDE.get(LONG_ID)
+    run(capsys, "mark", GUIDE.entries[GUIDE.entries.index(entry) - 1].id, "done")
+    out = run(capsys, "next")[1]
+    assert entry.title in out
+    tail = out.splitlines()[-2:]  # the command whole on its line, the other states under it
+    assert tail == [f"When you are done: studytui mark {LONG_ID} done", "(or learning, skipped)"], out
+    out = run(capsys, "show", LONG_ID)[1]
+    assert any(f"studytui open {LONG_ID})" in line for line in out.splitlines()), out
+    assert any(f"studytui note {LONG_ID} --text ... adds one)" in line for line in out.splitlines()), out
+
+
+def test_solution_steps_continue_under_themselves(capsys, at_80) -> None:
+    out = run(capsys, "practice", "answer", "sh-time-floor", "--reveal")[1]
+    lines = out.splitlines()
+    start = lines.index("Solution")
+    steps = [line for line in lines[start + 1:] if not line.startswith("Check it:")]
+    assert any(line.startswith("    ") for line in steps)  # a long step continues indented
+    assert all(cell_len(line) <= 80 for line in steps if "studytui calc" not in line)
+
+
+# -- calc occupancy --sweep ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis,header", [("regs", "registers"), ("threads", "threads"), ("smem", "dynamic smem")])
+def test_occupancy_sweep_is_a_table_that_fits(capsys, at_80, axis, header) -> None:
+    code, out, err = run(capsys, "calc", "occupancy", "--cc", "9.0", "--threads", "256", "--regs", "64", "--smem", "0",
+                         "--sweep", axis)
+    assert code == 0, err
+    assert widest(out) <= 80 and "…" not in out
+    lines = out.splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("Sweep over "))
+    assert lines[i + 1].split()[:1] == header.split()[:1] and "limited by" in lines[i + 2]  # headers whole
+    points = json.loads(run(capsys, "calc", "occupancy", "--cc", "9.0", "--threads", "256", "--regs", "64", "--smem", "0",
+                            "--sweep", axis, "--json")[1])["sweep"]["points"]
+    rows = lines[i + 3:i + 3 + len(points)]
+    for row, p in zip(rows, points):
+        assert row.split()[:4] == [f"{p[axis]:,}", str(p["blocks_per_sm"]), str(p["active_warps"]), f"{p['occupancy']:.1%}"]
+        assert row.endswith("<- now") == p["current"]
+        assert " ".join(row.removesuffix("<- now").split()[4:]) == p["limited_by"]
+    assert not any(line.startswith("sweep ") for line in lines)  # not also as rows of the main table
+
+
+# -- progress -----------------------------------------------------------------------------------
+
+
+def test_progress_names_are_whole(capsys, columns) -> None:
+    run(capsys, "mark", GUIDE.entries[0].id, "done")
+    code, out, err = run(capsys, "progress")
+    assert code == 0, err
+    assert "…" not in out and widest(out) <= columns
+    lines = out.splitlines()
+    for section in GUIDE.sections:
+        assert any(line.startswith(section.title) for line in lines), section.title  # was "Start here: the minim…"
+    done = next(i for i, line in enumerate(lines) if line.startswith(GUIDE.sections[0].title))
+    assert "█" in lines[done]  # the bar beside the whole name
+    counts = lines[done] if columns >= 120 else lines[done + 1]  # the counts too, or under them at 80
+    n = len(GUIDE.sections[0].entries)
+    assert counts.split()[-5:] == ["1", "0", "0", str(n - 1), str(n)]
+    if columns < 120:
+        assert lines[1].split() == ["done", "skipped", "learning", "pending", "total"]

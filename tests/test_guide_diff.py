@@ -273,6 +273,33 @@ def test_subsection_added_renamed_removed(guide):
     assert kinds(diff_of(guide, render(o))) == {"subsection-removed": 1, "entry-removed": len(gone["items"])}
 
 
+def test_subsection_headings_dropped_or_added_each_reported_once(guide):
+    # A README whose section lists its entries under no subsection heading: each heading that went
+    # away is one subsection-removed, never also a rename to 'None', and its entries did not move.
+    o = model(guide)
+    for sub in find(o, "gpu-fundamentals", False)["subs"]:
+        sub["title"] = None
+    d = diff_of(guide, render(o))
+    assert kinds(d) == {"subsection-removed": 2}, [x.message for x in d.differences]
+    assert [x.title for x in d.differences] == ["Programming model", "Compilation and machine code"]
+    for x in d.differences:
+        assert "None" not in x.message and x.message.endswith("(its entries are now under no subsection heading)")
+    # One heading dropped, the other kept: one difference.
+    o = model(guide)
+    sec = find(o, "gpu-fundamentals", False)
+    sec["subs"].insert(0, sec["subs"].pop(1))
+    sec["subs"][0]["title"] = None
+    d = diff_of(guide, render(o))
+    assert kinds(d) == {"subsection-removed": 1} and d.differences[0].title == "Compilation and machine code"
+    # A heading put over the entries of a section that had none: one subsection-added.
+    o = model(guide)
+    find(o, "start-here", None)["title"] = "The path"
+    d = diff_of(guide, render(o))
+    assert kinds(d) == {"subsection-added": 1}, [x.message for x in d.differences]
+    (x,) = d.differences
+    assert x.title == "The path" and "None" not in x.message and "no subsection heading" in x.message
+
+
 def test_frontier_verified_date(guide):
     o = model(guide)
     find(o, "frontier", False)["verified"] = "2026-11-30"

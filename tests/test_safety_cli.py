@@ -86,7 +86,7 @@ def test_edit_keeps_both_when_the_note_changed_while_the_editor_was_open(tmp_pat
     note = open_store().get_note(FIRST)
     assert "from the CLI" in note and "v1 + typed in the editor" in note
     assert "--- studytui: conflicting note" in note
-    assert "changed while the editor was open" in err and "both versions" in err
+    assert "changed while the editor was open" in err and "the changes were merged" in err
     # Every version is in the history.
     texts = [v.text for v in open_store().note_history(FIRST)]
     assert texts[:2] == ["v1", "from the CLI"] and texts[-1] == note

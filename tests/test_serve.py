@@ -163,25 +163,49 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
             browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
             try:
                 page = browser.new_page(viewport={"width": 1200, "height": 760})
-                received: list[str] = []
+                received: list[str] = []  # what every WebSocket of the page got
+                sockets: list[str] = []  # their addresses
+                frames: list[list[str]] = []  # what each got
 
                 def on_socket(ws) -> None:
-                    ws.on("framereceived", lambda payload: received.append(
-                        payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload))
+                    sockets.append(ws.url)
+                    mine: list[str] = []
+                    frames.append(mine)
+
+                    def got(payload) -> None:
+                        text = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+                        received.append(text)
+                        mine.append(text)
+
+                    ws.on("framereceived", got)
 
                 page.on("websocket", on_socket)
                 elsewhere: list[str] = []  # nothing may be fetched from another host (offline, private)
                 page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None)
-                refused: list[str] = []  # the token must reach the page's scripts, styles and WebSocket
-                page.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status in (400, 403, 421, 503) else None)
+                refused: list[str] = []  # the page's scripts, styles, fonts and WebSocket all load
+                page.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+                asked: list[str] = []  # what the page asks this server for
+                page.on("request", lambda r: asked.append(r.url))
+
+                def first_frame(tab: int) -> None:
+                    # The app is up when its first frame (the footer with the Done key) has arrived
+                    # on the page's WebSocket number `tab` (1, then 2 after a reload).
+                    deadline = time.monotonic() + 60
+                    while len(frames) < tab or "Done" not in "".join(frames[tab - 1]):
+                        assert time.monotonic() < deadline, f"the app's first frame never reached the browser (tab {tab})"
+                        page.wait_for_timeout(100)
+
                 page.goto(url, wait_until="domcontentloaded")
-                # The app is up when its first frame (the footer with the Done key) has arrived.
-                deadline = time.monotonic() + 60
-                while "Done" not in "".join(received):
-                    assert time.monotonic() < deadline, "the app's first frame never reached the browser"
-                    page.wait_for_timeout(100)
+                first_frame(1)
                 assert elsewhere == [] and refused == []
-                assert "token" not in page.url, page.url  # out of the address bar once the page has it
+                static = f"http://127.0.0.1:{port}/static/"
+                assert {static + "js/textual.js", static + "css/xterm.css"} <= set(asked), asked
+                # The WebSocket carries the token in its query (as textual.js writes it: `&?width=`);
+                # no cookie does: the browser holds none for this host, which every other port shares.
+                token = url.split("token=")[1]
+                assert len(sockets) == 1 and sockets[0].startswith(f"ws://127.0.0.1:{port}/ws?token={token}&?width="), sockets
+                assert page.context.cookies() == []
+                assert page.url == url  # the token stays in the address bar: a reload works
                 page.locator(".xterm").first.click()
                 assert progress(data)["done"] == 0
                 page.keyboard.press("d")
@@ -190,6 +214,12 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
                     assert time.monotonic() < deadline, f"'d' in the browser did not mark the entry done: {p}"
                     time.sleep(0.3)
                 assert p["sections"][0]["done"] == 1
+                # Reloading the page (its address keeps the token) gets the app again.
+                page.reload(wait_until="domcontentloaded")
+                first_frame(2)
+                assert refused == [] and len(sockets) == 2 and sockets[1].startswith(sockets[0].split("&?")[0] + "&?")
+                assert page.context.cookies() == [] and page.url == url
+                page.locator(".xterm").first.click()
                 # A note typed in the browser, the server stopped at once: the tab's app saves it on the way out.
                 page.keyboard.press("e")
                 page.wait_for_timeout(800)
@@ -217,6 +247,71 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
     assert entries[first.id]["note"] == "typed in the browser"
 
 
+def test_keys_typed_together_in_the_browser_act_on_the_entry_on_screen(tmp_path: Path) -> None:
+    """Issue 23 in the browser: keys typed with no delay (`nnnnn` used to move two entries, `nd`
+    marked the entry just left) each act on the entry the key before left on screen."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    pytest.importorskip("textual_serve", reason="needs the 'serve' extra (textual-serve)")
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip("Chromium not found (apt-get install chromium, or set STUDYTUI_CHROMIUM); browser test of 'studytui serve' skipped")
+    from studytui.store import open_store
+
+    entries = load_guide().entries
+    ids = [e.id for e in entries]
+    data = tmp_path / "data"
+
+    def states() -> dict[str, str]:
+        store = open_store(data)
+        try:
+            return {k: p.state for k, p in store.states().items() if p.state != "pending"}
+        finally:
+            store.close()
+
+    def settled(expected: dict[str, str], what: str) -> None:
+        deadline = time.monotonic() + 30
+        while states() != expected:
+            assert time.monotonic() < deadline, f"{what}: {states()} != {expected}"
+            time.sleep(0.1)
+        time.sleep(0.4)  # and nothing late changes it
+        assert states() == expected, what
+
+    proc, url, _port = start_server(data)
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+            try:
+                page = browser.new_page(viewport={"width": 1200, "height": 760})
+                received: list[str] = []
+                page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(
+                    payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload)))
+                page.goto(url, wait_until="domcontentloaded")
+                deadline = time.monotonic() + 60
+                while "Done" not in "".join(received):
+                    assert time.monotonic() < deadline, "the app's first frame never reached the browser"
+                    page.wait_for_timeout(100)
+                page.locator(".xterm").first.click()
+                expected: dict[str, str] = {}
+                page.keyboard.type("nd", delay=0)
+                expected[entries[1].id] = "done"
+                settled(expected, "nd")
+                page.keyboard.type("n" * 10 + "d", delay=0)
+                expected[entries[11].id] = "done"
+                settled(expected, "ten n then d")
+                page.keyboard.type("pl", delay=0)
+                expected[entries[10].id] = "learning"
+                settled(expected, "pl")
+                page.keyboard.type("/deepgemm", delay=0)
+                page.keyboard.press("Enter")
+                page.keyboard.type("nd", delay=0)
+                expected[entries[ids.index("deepgemm") + 1].id] = "done"
+                settled(expected, "/deepgemm Enter nd")
+            finally:
+                browser.close()
+    finally:
+        stop_server(proc)
+
+
 def test_server_log_lines_are_one_line_without_traceback() -> None:
     import logging
 
@@ -228,6 +323,19 @@ def test_server_log_lines_are_one_line_without_traceback() -> None:
         record = logging.LogRecord("textual-serve", logging.ERROR, __file__, 1, "%s", ("socket closed\n\x1b[31mmid-frame",), sys.exc_info())
     line = _one_line_formatter().format(record)
     assert line == "studytui: serve: error: socket closed [31mmid-frame"
+
+
+def test_no_log_line_shows_the_token() -> None:
+    # The server's handler writes records through this formatter, given the token: an error whose
+    # text (or a library's line) names a request's URL shows `<token>` in its place.
+    import logging
+
+    from studytui.takealong.serve import _one_line_formatter
+
+    record = logging.LogRecord("aiohttp.server", logging.WARNING, __file__, 1, "bad request %s",
+                               (f"GET /ws?token={TOKEN}&?width=80",), None)
+    line = _one_line_formatter((TOKEN,)).format(record)
+    assert TOKEN not in line and line == "studytui: serve: warning: bad request GET /ws?token=<token>&?width=80"
 
 
 def test_page_asks_no_other_host() -> None:
@@ -360,7 +468,7 @@ class InThread:
         self.thread.start()
         assert ready.wait(30), "the in-thread server did not start"
         self.origin = f"http://127.0.0.1:{self.port}"
-        self.cookies = {f"studytui-token-{self.port}": TOKEN}
+        self.ws_url = f"ws://127.0.0.1:{self.port}/ws?token={TOKEN}"  # add "&width=…" etc.
 
     def on_loop(self, fn):
         """Run fn() on the server's loop (its state is only touched there) and return its result."""
@@ -427,8 +535,8 @@ async def test_websocket_from_another_site_is_refused(in_thread) -> None:
     import aiohttp
 
     srv = in_thread()
-    ws_url = f"ws://127.0.0.1:{srv.port}/ws?token={TOKEN}"
-    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+    ws_url = srv.ws_url
+    async with aiohttp.ClientSession() as session:
         for origin in ("http://evil.example", f"http://127.0.0.1:{srv.port + 1 if srv.port < 65535 else 1}",
                        f"https://127.0.0.1:{srv.port}", "null"):
             assert await handshake_status(session, ws_url, origin=origin) == 403, origin
@@ -447,19 +555,66 @@ async def test_without_the_token_everything_is_403(in_thread) -> None:
 
     srv = in_thread()
     async with aiohttp.ClientSession() as session:
-        for path in ("/", "/ws", "/static/js/textual.js", "/download/x", "/nothing", "/?token=" + TOKEN[:-1] + "x",
-                     "/?token=", "/?token=" + TOKEN + "x"):
+        for path in ("/", "/ws", "/download/x", "/download/x?token=", "/nothing", "/statics/x",
+                     "/?token=" + TOKEN[:-1] + "x", "/?token=", "/?token=" + TOKEN + "x", "/?tok=" + TOKEN,
+                     "/ws?width=80&token=" + TOKEN[:-1] + "&height=24"):
             async with session.get(srv.origin + path, headers={"Origin": srv.origin}) as r:
                 body = await r.text()
                 assert r.status == 403 and "printed" in body and "?token=" in body, (path, r.status, body)
                 assert TOKEN not in body
         assert await handshake_status(session, f"ws://127.0.0.1:{srv.port}/ws", origin=srv.origin) == 403
-    async with aiohttp.ClientSession(cookies={f"studytui-token-{srv.port}": TOKEN[:-1] + "x"}) as session:
-        async with session.get(srv.origin + "/") as r:
-            assert r.status == 403  # a wrong cookie (another start's token) is no token
-    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
-        async with session.get(srv.origin + "/static/js/textual.js") as r:
-            assert r.status == 200  # with the cookie, the page's own files load
+        assert await handshake_status(session, f"ws://127.0.0.1:{srv.port}/ws?width=80&height=24", origin=srv.origin) == 403
+        # textual-serve's static files are public (the same for everyone): the page loads them without
+        # the token. Only GET and HEAD: a POST there still needs it.
+        for path in ("/static/js/textual.js", "/static/css/xterm.css", "/static/fonts/RobotoMono-VariableFont_wght.ttf"):
+            async with session.get(srv.origin + path) as r:
+                assert r.status == 200 and "Set-Cookie" not in r.headers, path
+        async with session.post(srv.origin + "/static/js/textual.js", headers={"Origin": srv.origin}) as r:
+            assert r.status == 403 and "printed" in await r.text()
+        # The icon browsers ask for on their own: an empty answer (no error in the page's console), nothing else.
+        async with session.get(srv.origin + "/favicon.ico") as r:
+            assert r.status == 204 and await r.read() == b""
+    assert srv.tabs() == 0
+
+
+async def test_no_cookie_is_set_and_none_is_read(in_thread) -> None:
+    # Browsers send a cookie for 127.0.0.1 to every port there (and SameSite ignores ports): any
+    # other local server the learner's browser visits would get it. So no response sets one, and
+    # a cookie, even one holding the right token (an older studytui's), lets nothing in.
+    import aiohttp
+
+    srv = in_thread()
+    old = f"studytui-token-{srv.port}"
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{srv.origin}/?token={TOKEN}") as r:
+            page = await r.text()
+            assert r.status == 200 and "Set-Cookie" not in r.headers and not r.cookies, r.headers
+            assert r.headers["Referrer-Policy"] == "no-referrer" and r.headers["Cache-Control"] == "no-store"
+            assert r.headers["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in r.headers["Content-Security-Policy"]
+            assert r.headers["Cross-Origin-Opener-Policy"] == "same-origin"
+        # The token is in the page once: in the WebSocket's address, for the page's own script; the
+        # page no longer takes it out of the address bar (a reload needs it there).
+        assert page.count(TOKEN) == 1 and "replaceState" not in page
+        found = re.search(r'data-session-websocket-url="([^"]+)"', page)
+        ws_url = found[1].replace("&amp;", "&")
+        assert ws_url == f"ws://127.0.0.1:{srv.port}/ws?token={TOKEN}&"
+        # Opened as textual.js opens it (its size appended with "?"): the app gets that size.
+        ws = await session.ws_connect(ws_url + "?width=90&height=20", origin=srv.origin)
+        assert "Set-Cookie" not in ws._response.headers
+        await receive_until(ws, "size 90x20")
+        await ws.close()
+    wait_until(lambda: srv.tabs() == 0, "the tab's app quit")
+    async with aiohttp.ClientSession(cookies={old: TOKEN}) as session:
+        for path in ("/", "/download/x", "/nothing"):
+            async with session.get(srv.origin + path) as r:
+                assert r.status == 403 and "printed" in await r.text(), path  # the cookie alone: no way in
+        assert await handshake_status(session, f"ws://127.0.0.1:{srv.port}/ws", origin=srv.origin) == 403
+        # With the token, an old cookie is not needed and is expired: the one Set-Cookie ever sent,
+        # empty, for a name an older studytui used; other cookies are left alone.
+        session.cookie_jar.update_cookies({"unrelated": "x"})
+        async with session.get(f"{srv.origin}/?token={TOKEN}") as r:
+            assert r.status == 200
+            assert r.headers.getall("Set-Cookie") == [f"{old}=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT"]
     assert srv.tabs() == 0
 
 
@@ -467,19 +622,19 @@ async def test_other_host_names_get_421(in_thread) -> None:
     import aiohttp
 
     srv = in_thread()
-    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+    async with aiohttp.ClientSession() as session:
         for host in ("rebind.attacker.invalid", f"rebind.attacker.invalid:{srv.port}", "127.0.0.1.attacker.invalid",
                      "evil.example:80", "<script>", ""):
             async with session.get(f"{srv.origin}/?token={TOKEN}", headers={"Host": host}) as r:
                 assert r.status == 421 and "host name" in await r.text(), host
-        assert await handshake_status(session, f"ws://127.0.0.1:{srv.port}/ws", origin="http://rebind.attacker.invalid",
+        assert await handshake_status(session, srv.ws_url, origin="http://rebind.attacker.invalid",
                                       headers={"Host": "rebind.attacker.invalid"}) == 421
         # This machine's loopback names are this server, on any port (an SSH tunnel may use another one),
         # and the page then points its WebSocket at the name the browser used.
         for host in (f"localhost:{srv.port}", f"[::1]:{srv.port}", f"127.0.0.1:{srv.port}", "LOCALHOST:9000"):
             async with session.get(f"{srv.origin}/?token={TOKEN}", headers={"Host": host}) as r:
                 assert r.status == 200, host
-                assert f'data-session-websocket-url="ws://{host}/ws"' in await r.text()
+                assert f'data-session-websocket-url="ws://{host}/ws?token={TOKEN}&amp;"' in await r.text()
 
 
 def test_host_and_origin_rules() -> None:
@@ -527,8 +682,8 @@ def test_bad_token_or_tab_limit_is_a_usage_error(capsys: pytest.CaptureFixture[s
 
 
 def test_the_printed_url_works(tmp_path: Path) -> None:
-    # The real `studytui serve` and the real app: the printed address loads the page and sets the
-    # cookie, and the page's WebSocket (cookie, own Origin) gets the app's first frame.
+    # The real `studytui serve` and the real app: the printed address loads the page (no cookie),
+    # and the page's WebSocket (its address from the page, own Origin) gets the app's first frame.
     aiohttp = pytest.importorskip("aiohttp")
     pytest.importorskip("textual_serve", reason="needs the 'serve' extra (textual-serve)")
     proc, url, port = start_server(tmp_path / "data", "--max-tabs", "1")
@@ -538,12 +693,14 @@ def test_the_printed_url_works(tmp_path: Path) -> None:
     async def visit() -> None:
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as session:  # unsafe: an IP address
             async with session.get(url) as r:
-                assert r.status == 200 and "data-session-websocket-url" in await r.text()
-                cookie = r.cookies[f"studytui-token-{port}"]
-                assert cookie.value == url.split("token=")[1] and cookie["httponly"] and cookie["samesite"] == "Strict"
-            async with session.get(origin + "/") as r:  # the cookie alone, as the page's own requests
-                assert r.status == 200
-            ws = await session.ws_connect(f"ws://127.0.0.1:{port}/ws?width=100&height=30", origin=origin)
+                page = await r.text()
+                assert r.status == 200 and "Set-Cookie" not in r.headers
+            assert len(session.cookie_jar) == 0
+            async with session.get(origin + "/") as r:  # without the token: refused
+                assert r.status == 403
+            ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page)[1].replace("&amp;", "&")
+            assert ws_url == f"ws://127.0.0.1:{port}/ws?token={url.split('token=')[1]}&"
+            ws = await session.ws_connect(ws_url + "?width=100&height=30", origin=origin)
             try:
                 await receive_until(ws, "Done", 60)  # the footer of the app's first frame
             finally:
@@ -554,14 +711,15 @@ def test_the_printed_url_works(tmp_path: Path) -> None:
     finally:
         out = stop_server(proc)
     assert f"serving the study app at {url}\n" in out and "server stopped" in out and "Traceback" not in out, out
+    assert out.count(url.split("token=")[1]) == 1, out  # the printed address only: no log line shows it
 
 
 async def test_at_most_max_tabs(in_thread) -> None:
     import aiohttp
 
     srv = in_thread(max_tabs=2, tab_wait=0.3)
-    ws_url = f"ws://127.0.0.1:{srv.port}/ws"
-    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
+    ws_url = srv.ws_url
+    async with aiohttp.ClientSession() as session:
         tabs = [await session.ws_connect(ws_url, origin=srv.origin) for _ in range(2)]
         for ws in tabs:
             await receive_until(ws, "size 80x24")
@@ -570,7 +728,7 @@ async def test_at_most_max_tabs(in_thread) -> None:
             pytest.fail("a third tab was let in with --max-tabs 2")
         except aiohttp.WSServerHandshakeError as exc:
             assert exc.status == 503
-        async with session.get(f"{srv.origin}/ws", headers={"Origin": srv.origin}) as r:
+        async with session.get(f"{srv.origin}/ws?token={TOKEN}", headers={"Origin": srv.origin}) as r:
             assert r.status == 503 and "--max-tabs 2" in await r.text()
         # A tab closing frees its slot once its app has quit; one that comes meanwhile (a reload)
         # waits for it rather than being refused.
@@ -588,11 +746,12 @@ async def test_terminal_size_is_capped(in_thread) -> None:
     import aiohttp
 
     srv = in_thread()
-    ws_url = f"ws://127.0.0.1:{srv.port}/ws"
-    async with aiohttp.ClientSession(cookies=srv.cookies) as session:
-        for query in ("width=abc&height=24", "width=80&height=2.5", "width=&height=24", "width=1e9&height=24"):
-            assert await handshake_status(session, f"{ws_url}?{query}", origin=srv.origin) == 400, query
-        ws = await session.ws_connect(f"{ws_url}?width=100000&height=-5", origin=srv.origin)
+    ws_url = srv.ws_url
+    async with aiohttp.ClientSession() as session:
+        for query in ("width=abc&height=24", "width=80&height=2.5", "width=&height=24", "width=1e9&height=24",
+                      "?width=abc&height=24"):
+            assert await handshake_status(session, f"{ws_url}&{query}", origin=srv.origin) == 400, query
+        ws = await session.ws_connect(f"{ws_url}&width=100000&height=-5", origin=srv.origin)
         await receive_until(ws, "size 500x1")
         await ws.send_str(json.dumps(["resize", {"width": "x", "height": 10}]))  # ignored
         await ws.send_str(json.dumps(["resize", {"width": 10**12, "height": 10**12}]))
@@ -615,9 +774,9 @@ def raw_websocket(srv: InThread) -> socket.socket:
     sock.settimeout(10)
     sock.connect(("127.0.0.1", srv.port))
     key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /ws?width=80&height=24 HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                  f"Origin: {srv.origin}\r\nCookie: studytui-token-{srv.port}={TOKEN}\r\n\r\n").encode())
+    sock.sendall((f"GET /ws?token={TOKEN}&width=80&height=24 HTTP/1.1\r\nHost: 127.0.0.1:{srv.port}\r\n"
+                  f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                  f"Sec-WebSocket-Version: 13\r\nOrigin: {srv.origin}\r\n\r\n").encode())
     head = b""
     while b"\r\n\r\n" not in head:
         head += sock.recv(1)  # byte by byte: nothing after the handshake is read

@@ -234,7 +234,7 @@ def test_import_of_conflicting_notes_reports_them(capsys: pytest.CaptureFixture[
     monkeypatch.setenv("STUDYTUI_DATA_DIR", str(tmp_path / "desk"))
     run(capsys, "note", FIRST, "--text", "desk")
     code, out, _ = run(capsys, "import", str(tmp_path / "laptop.json"))
-    assert code == 0 and "Both versions kept" in out and FIRST in out
+    assert code == 0 and "both kept (marked with" in out and FIRST in out
     note = run(capsys, "note", FIRST)[1]
     assert "desk" in note and "laptop" in note and "laptop.json" in note
 

@@ -112,7 +112,7 @@ def test_both_sides_changed_keeps_both(vault: Path, capsys: pytest.CaptureFixtur
     path.write_text(path.read_text().replace("first thoughts", "vault version"))
     assert run(capsys, "note", A.id, "--text", "app version\n")[0] == 0
     code, out, _ = run(capsys, "import", str(vault))
-    assert code == 0 and "Both versions kept" in out and A.id in out
+    assert code == 0 and "both kept (marked with" in out and A.id in out
     with open_store() as store:
         note = store.get_note(A.id)
     assert "app version" in note and "vault version" in note and "conflicting note" in note

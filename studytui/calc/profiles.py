@@ -190,7 +190,7 @@ def _check_profile(path: Path) -> tuple[str, ...]:
     try:
         text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a measured profile")
         data = safe_load(text)
-    except fileio.TooLargeError as exc:
+    except fileio.RefusedFileError as exc:  # too large, or not a regular file (a FIFO)
         return (f"{path}:1: {str(exc).split(': ', 1)[-1]}",)
     except AliasError as exc:
         return (error_line(exc, str(path)) + "; not read",)

@@ -188,12 +188,17 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
     from studytui.output import console
 
     out = console()
+    sweep = result.values.get("sweep") if isinstance(result.values.get("sweep"), dict) else None
     table = Table(title=title, show_header=False, title_justify="left", box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     for label, value in result.rows:
+        if sweep is not None and label.startswith("sweep "):
+            continue  # the sweep is a table of its own, below
         table.add_row(label, value)
     out.print(table)
+    if sweep is not None:
+        _print_sweep(out, sweep)
     from studytui.output import print_wrapped
 
     for warning in result.warnings:
@@ -210,6 +215,32 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
             print_wrapped(line, "  - ", con=out)
     if not explain:
         out.print("\n[dim](--explain shows every formula with its numbers)[/]")
+
+
+# A sweep's varied input: (header, unit under it).
+_SWEEP_AXES = {"threads": ("threads", "per block"), "regs": ("registers", "per thread"), "smem": ("dynamic smem", "bytes per block")}
+
+
+def _print_sweep(out: Any, sweep: dict) -> None:
+    """`calc occupancy --sweep AXIS`: one line a value, short columns with the unit under the
+    header (two header lines), so the table fits 80 columns and no header is broken."""
+    from rich.table import Table
+
+    axis = sweep["axis"]
+    header, unit = _SWEEP_AXES.get(axis, (axis, ""))
+    table = Table(title=f"Sweep over {header} {unit}, the other inputs held", title_justify="left", box=None,
+                  pad_edge=False, header_style="bold")
+    table.add_column(f"{header}\n{unit}", justify="right", no_wrap=True)
+    table.add_column("blocks\nper SM", justify="right", no_wrap=True)
+    table.add_column("warps\nactive", justify="right", no_wrap=True)
+    table.add_column("\noccupancy", justify="right", no_wrap=True)
+    table.add_column("\nlimited by", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    for point in sweep["points"]:
+        table.add_row(f"{point[axis]:,}", str(point["blocks_per_sm"]), str(point["active_warps"]),
+                      f"{point['occupancy']:.1%}", str(point["limited_by"]), "<- now" if point["current"] else "")
+    out.print()
+    out.print(table)
 
 
 def _run_gpus(args: argparse.Namespace) -> int:
@@ -314,69 +345,84 @@ def _print_catalog(catalog: Any) -> None:
     out.print("'studytui gpus ID' shows one accelerator with its sources and notes.", highlight=False, markup=False)
 
 
+def _urls(text: str) -> list[str]:
+    """The http(s) URLs in a text, without the punctuation that ends a sentence or a bracket."""
+    return [u.rstrip(".,;:)]}>'\"") for u in re.findall(r"https?://\S+", text)]
+
+
 def _print_gpu(acc: Any) -> None:
     from rich.table import Table
-
-    from studytui.calc.hardware import VENDOR_PEAK_LABEL
     from rich.text import Text
 
+    from studytui.calc.hardware import VENDOR_PEAK_LABEL
     from studytui.calc.units import format_flops_rate, format_rate, format_size
-    from studytui.output import console, visible
-
-    def shown(value: Any) -> Text:
-        """A value from a hardware file (maybe the learner's): no markup, control characters escaped."""
-        return Text(visible(str(value)))
+    from studytui.output import console, print_url, print_wrapped, visible
 
     out = console()
-    table = Table(title=shown(f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}"), show_header=False, title_justify="left", box=None)
-    table.add_column(style="bold")
-    table.add_column()
+    rows: list[tuple[str, str]] = []  # (label, value); values may come from the learner's hardware files
     if acc.aliases:
-        table.add_row("aliases", shown(", ".join(acc.aliases)))
-    table.add_row("vendor", shown(acc.vendor))
+        rows.append(("aliases", ", ".join(acc.aliases)))
+    rows.append(("vendor", str(acc.vendor)))
     for key in ("arch", "year", "form_factor", "memory_type"):
         if acc.raw.get(key) is not None:
-            table.add_row(key.replace("_", " "), shown(acc.raw[key]))
+            rows.append((key.replace("_", " "), str(acc.raw[key])))
     for dtype, value in acc.peak_flops.items():
         sparse = acc.peak_flops_sparse.get(dtype)
         extra = f"  (datasheet with sparsity: {format_flops_rate(sparse)})" if sparse else ""
         rate = f"{value / 1e12:,.4g} TOPS" if dtype.startswith("int") else format_flops_rate(value)
         if sparse and dtype.startswith("int"):
             extra = f"  (datasheet with sparsity: {sparse / 1e12:,.4g} TOPS)"
-        table.add_row(f"peak {dtype} (dense)", rate + extra)
-    table.add_row("HBM bandwidth", format_rate(acc.mem_bw))
+        rows.append((f"peak {dtype} (dense)", rate + extra))
+    rows.append(("HBM bandwidth", format_rate(acc.mem_bw)))
     if acc.memory_datasheet_bytes:
-        table.add_row("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
-                      f"(datasheet {acc.memory_gb:g} {acc.memory_unit}); the calculators use the reported figure")
+        rows.append(("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
+                     f"(datasheet {acc.memory_gb:g} {acc.memory_unit}); the calculators use the reported figure"))
     elif acc.memory_bytes:
-        table.add_row("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)")
+        rows.append(("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)"))
     if acc.link_bw_bidir:
-        table.add_row("scale-up link", shown(f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = {format_rate(acc.link_bw_per_direction)} per direction"))
+        rows.append(("scale-up link", f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = "
+                     f"{format_rate(acc.link_bw_per_direction)} per direction"))
         if acc.interconnect_domain:
-            table.add_row("link domain", shown(acc.interconnect_domain))
+            rows.append(("link domain", str(acc.interconnect_domain)))
         if acc.axis_bw_per_direction:
-            table.add_row("ring along one torus axis", f"{format_rate(acc.axis_bw_per_direction)} one way (what collectives use)")
+            rows.append(("ring along one torus axis", f"{format_rate(acc.axis_bw_per_direction)} one way (what collectives use)"))
     else:
-        table.add_row("scale-up link", shown(acc.interconnect_name or "none"))
+        rows.append(("scale-up link", str(acc.interconnect_name or "none")))
     if acc.scale_out_bw_per_direction:
-        table.add_row("scale-out network", shown(f"{acc.scale_out_name}: {format_rate(acc.scale_out_bw_per_direction)} per GPU per direction "
-                      f"({acc.scale_out_source})"))
+        rows.append(("scale-out network", f"{acc.scale_out_name}: {format_rate(acc.scale_out_bw_per_direction)} per GPU "
+                     f"per direction ({acc.scale_out_source})"))
     if acc.sm_count:
-        table.add_row("SMs", shown(acc.sm_count))
+        rows.append(("SMs", str(acc.sm_count)))
     for key, label in (("l2_mb", "L2 (MB)"), ("llc_mb", "last-level cache (MB)"), ("boost_clock_mhz", "boost clock (MHz)"), ("tdp_w", "power (W)"), ("host_interface", "host interface")):
         if acc.raw.get(key) is not None:
-            table.add_row(label, shown(acc.raw[key]))
+            rows.append((label, str(acc.raw[key])))
     if acc.confidence:
-        table.add_row("confidence", shown(acc.confidence))
-    table.add_row("origin", shown("built-in catalog" if not acc.is_user else acc.origin))
+        rows.append(("confidence", str(acc.confidence)))
+    rows.append(("origin", "built-in catalog" if not acc.is_user else str(acc.origin)))
+
+    # Every figure comes with its source, and a URL is never cut or broken: a table cell would cut
+    # a long one (…) or fold it, so in a row a URL is replaced by a numbered reference and printed
+    # whole on a line of its own under Sources (beside its label where both fit, as `show` does).
+    refs: list[tuple[str, str]] = []
+    table = Table(title=Text(visible(f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}")), show_header=False,
+                  title_justify="left", box=None)
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in rows:
+        text = visible(value)  # no markup, control characters escaped
+        for url in _urls(text):
+            refs.append((label, url))
+            text = text.replace(url, f"source [{len(refs)}] below", 1)
+        table.add_row(label, Text(text))
     out.print(table)
-    from studytui.output import print_wrapped
 
     # Sources are mostly URLs: each item wraps under its text, and a URL is never broken.
-    if acc.sources:
+    if acc.sources or refs:
         out.print("\n[bold]Sources[/]")
         for source in acc.sources:
             print_wrapped(str(source), "  - ", con=out)
+        for n, (label, url) in enumerate(refs, 1):
+            print_url(f"[{n}] {label}:", url, con=out, indent="  - ", style="")
     cross = acc.raw.get("cross_checked_with") or []
     if cross:
         out.print("\n[bold]Cross-checked with[/]")

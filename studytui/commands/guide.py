@@ -197,22 +197,14 @@ def _entry_markdown(e) -> str:
 
 
 def _print_urls(con: Any, e) -> None:
-    """The source and related URLs, each whole on one line: Markdown would wrap a long URL at the
-    terminal's width, and a copied URL with a line break in it does not work. A URL that does not
-    fit beside its label gets a line of its own; one longer than the terminal is left to the
-    terminal to fold (it is still one line: copying gives it whole)."""
-    from rich.cells import cell_len
-    from rich.style import Style
-    from rich.text import Text
+    """The source and related URLs, each whole on one line (output.print_url): Markdown would
+    wrap a long URL at the terminal's width, and a copied URL with a line break in it does not
+    work."""
+    from studytui.output import print_url
 
     for label, url in ([("Source:", e.url)] if e.url else []) + [("Related:", u) for u in e.related_urls]:
         con.print()
-        link = Text(url, style=Style(link=url))  # OSC 8 where the terminal allows
-        if cell_len(f"{label} {url}") <= con.width:
-            con.print(Text(label + " ", style="italic") + link, soft_wrap=True)
-        else:
-            con.print(Text(label, style="italic"))
-            con.print(link, soft_wrap=True)
+        print_url(label, url, con=con)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -238,22 +230,29 @@ def cmd_show(args: argparse.Namespace) -> int:
     con = console()
     con.print(Markdown(_entry_markdown(e), hyperlinks=True))
     _print_urls(con, e)
-    status = Text()
-    status.append("\nState: ", style="bold")
-    status.append(f"{STATE_GLYPHS.get(state, '?')} {state}")
-    if progress is not None and progress.state_changed_at and state != "pending":
-        status.append(f" (since {_when(progress.state_changed_at)})")
-    status.append("\nLast opened: ", style="bold")
-    status.append(_when(opened) if opened else "never (you have not opened the source yet: studytui open " + e.id + ")")
-    status.append("\nNote: ", style="bold")
+    since = f" (since {_when(progress.state_changed_at)})" if progress is not None and progress.state_changed_at and state != "pending" else ""
+    con.print()
+    _status_line(con, "State:", f"{STATE_GLYPHS.get(state, '?')} {state}{since}")
+    _status_line(con, "Last opened:", _when(opened) if opened else f"never (you have not opened the source yet: studytui open {e.id})")
     if note:
-        status.append(f"{len(note):,} character{'s' if len(note) != 1 else ''} (studytui note {e.id} prints it as stored)\n")
-        con.print(status)
+        _status_line(con, "Note:", f"{len(note):,} character{'s' if len(note) != 1 else ''} (studytui note {e.id} prints it as stored)")
+        con.print()
         con.print(Text(for_terminal(note)))  # the learner's text: never markup, never escape sequences
     else:
-        status.append(f"none yet (studytui note {e.id} --text ... adds one)")
-        con.print(status)
+        _status_line(con, "Note:", f"none yet (studytui note {e.id} --text ... adds one)")
     return 0
+
+
+def _status_line(con: Any, label: str, value: str) -> None:
+    """A bold label and its value filled to the width under it, the commands in it whole."""
+    from rich.text import Text
+
+    from studytui.output import visible, wrap_words
+
+    lines = wrap_words(visible(value), con.width, label + " ", "  ", keep=_commands(value))
+    for i, line in enumerate(lines):
+        text = Text(line[: len(label)], style="bold") + Text(line[len(label):]) if i == 0 else Text(line)
+        con.print(text, soft_wrap=True)
 
 
 # The app's glyphs (studytui/tui/format.py; a test keeps them equal): state by glyph and word,
@@ -335,17 +334,52 @@ def cmd_search(args: argparse.Namespace) -> int:
         # control characters escaped.
         console().print(f"No entries match {query!r}.", markup=False)
         return 0
-    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    table.add_column("id", style="cyan", no_wrap=True)
-    table.add_column("title")
-    table.add_column("section", style="dim")
-    table.add_column("matched in", style="dim")
-    for h in hits:
-        table.add_row(h.entry.id, Text(h.entry.title), Text(h.entry.section_title), ", ".join(h.fields[:3]))
-    console().print(table)
+    con = console()
+    # As `list` does: a table only while its title column keeps LIST_TITLE_WIDTH cells (or the
+    # longest title) beside the id, "matched in" and a section column of SEARCH_SECTION_WIDTH;
+    # else two-line records, the title first.
+    id_width = max(2, *(len(h.entry.id) for h in hits))
+    matched_width = max(10, *(len(", ".join(h.fields[:3])) for h in hits))
+    title_width = max(len(h.entry.title) for h in hits)
+    room = con.width - (id_width + 2 + matched_width + 2 + 2) - SEARCH_SECTION_WIDTH
+    if room >= min(title_width, LIST_TITLE_WIDTH):
+        title_column = min(title_width, room)
+        section_column = min(max(len(h.entry.section_title) for h in hits), room + SEARCH_SECTION_WIDTH - title_column)
+        table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+        table.add_column("id", style="cyan", no_wrap=True, width=id_width)
+        table.add_column("title", width=title_column)
+        table.add_column("section", style="dim", width=section_column)
+        table.add_column("matched in", style="dim", no_wrap=True, width=matched_width)
+        for h in hits:
+            table.add_row(h.entry.id, Text(h.entry.title), Text(h.entry.section_title), ", ".join(h.fields[:3]))
+        con.print(table)
+    else:
+        _search_records(con, hits)
     if len(every) > len(hits):
         console().print(f"{len(hits)} of {len(every)} matching entries; --limit {len(every)} shows all.", style="dim", markup=False)
     return 0
+
+
+# The narrowest section column `search` shows as a table ("2. Kernel optimization" on one line).
+SEARCH_SECTION_WIDTH = 22
+
+
+def _search_records(con: Any, hits: list) -> None:
+    """Two lines a hit, the layout `list` uses at 80 columns (_list_records): the rank, the title
+    (wrapping under itself), then under the title the id, the section and where the words matched."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, pad_edge=False, show_header=False)
+    table.add_column("rank", no_wrap=True, justify="right", style="dim")
+    table.add_column("entry")
+    for rank, h in enumerate(hits, 1):
+        entry = Text(h.entry.title)
+        entry.append("\n")
+        entry.append(h.entry.id, style="cyan")
+        entry.append(f"  {h.entry.section_title} · matched in {', '.join(h.fields[:3])}", style="dim")
+        table.add_row(f"{rank}.", entry)
+    con.print(table)
 
 
 def cmd_open(args: argparse.Namespace) -> int:
@@ -397,27 +431,43 @@ def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
 
 
 def cmd_where(args: argparse.Namespace) -> int:
-    from studytui.paths import BACKUP_HINT, CHECKOUT_WARNING, content_dir, data_dir, inside_checkout, is_source_checkout
+    from studytui.paths import (
+        BACKUP_HINT, CHECKOUT_WARNING, content_dir, data_dir, exposure_warning, inside_checkout, is_source_checkout,
+    )
 
     content, data = content_dir(args.content), data_dir(args.data_dir)
     in_checkout = inside_checkout(data)
+    exposed = exposure_warning(data)
     if args.json:
         from studytui.output import print_json
 
         print_json({"content_dir": str(content), "data_dir": str(data), "database": str(data / "studytui.db"),
                     "source_checkout": is_source_checkout(), "data_dir_in_checkout": in_checkout,
-                    "data_dir_warning": CHECKOUT_WARNING if in_checkout else None})
+                    "data_dir_warning": CHECKOUT_WARNING if in_checkout else None,
+                    "permissions_warning": exposed})
         return 0
     import sys
 
-    from studytui.output import for_terminal
+    from studytui.output import for_terminal, quoted, write_wrapped
 
-    text = f"content: {content}\ndata:    {data}\n"
+    # The paths whole on their lines (a terminal folds one that is too long; copying gives it whole).
+    sys.stdout.write(for_terminal(f"content: {content}\ndata:    {data}\n"))
+    # The warnings filled to the terminal's width at word boundaries, under the text after the
+    # label; commands (`git clean -fdX`, studytui export FILE.json) and paths whole on one line.
     if in_checkout:
-        # One line each (a terminal folds them), so they read whole when piped or grepped.
-        text += f"warning: {CHECKOUT_WARNING}\n{BACKUP_HINT}\n"
-    sys.stdout.write(for_terminal(text))
+        write_wrapped(f"warning: {CHECKOUT_WARNING}", rest=" " * 9, keep=quoted(CHECKOUT_WARNING))
+        write_wrapped(BACKUP_HINT, rest=" " * 9, keep=_commands(BACKUP_HINT))
+    if exposed:
+        write_wrapped(f"warning: {exposed}", rest=" " * 9, keep=_commands(exposed))
     return 0
+
+
+def _commands(text: str) -> list[str]:
+    """The commands in a message (`studytui ...`, `chmod ...`, up to a parenthesis, a semicolon
+    or '&&'), for `keep`: each stays whole on one line where it fits."""
+    import re
+
+    return [c.strip() for c in re.findall(r"(?:studytui|chmod) [^();,&]*[^();,&\s]", text)]
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -87,27 +87,41 @@ def cmd_guide_diff(args: argparse.Namespace) -> int:
             "stubs": [str(p) for p in stubs],
         })
         return 1 if diff.differences else 0
+    from studytui.output import console, quoted, wrap_words, write_wrapped
+
     out = sys.stdout
+    width = console().width
     name = visible(diff.readme)
     if not diff.differences:
-        out.write(f"{name}: no differences from the shipped content.\n")
+        write_wrapped(f"{name}: no differences from the shipped content.", rest="  ",
+                      keep=[name, "no differences from the shipped content."])
     else:
-        width = max(len(f"{name}:{d.readme_line}") for d in diff.differences)
-        cwidth = max(len(d.content) for d in diff.differences)
-        for d in diff.differences:
-            out.write(f"{name}:{d.readme_line}".ljust(width) + "  " + visible(d.content).ljust(cwidth)
-                      + f"  {d.kind:<18}  {visible(d.message)}\n")
+        rwidth = max(len(f"{name}:{d.readme_line}") for d in diff.differences)
+        cwidth = max(len(visible(d.content)) for d in diff.differences)
+        kwidth = max(len(d.kind) for d in diff.differences)
+        rows = [(f"{name}:{d.readme_line}", visible(d.content), d.kind, visible(d.message)) for d in diff.differences]
+        if all(rwidth + 2 + cwidth + 2 + kwidth + 2 + len(message) <= width for *_r, message in rows):
+            # Room for one line a difference: the README line, the content FILE:LINE, the kind, the message.
+            for ref, content, kind, message in rows:
+                out.write(f"{ref.ljust(rwidth)}  {content.ljust(cwidth)}  {kind.ljust(kwidth)}  {message}\n")
+        else:
+            # Else two parts: the references and the kind (whole, each FILE:LINE on one line), then
+            # the message under them, filled to the width with a hanging indent, quoted titles whole.
+            for ref, content, kind, message in rows:
+                lines = wrap_words(f"{ref}  {content}  {kind}", width, "", "    ")
+                lines += wrap_words(message, width, "    ", "    ", keep=quoted(message))
+                out.write("\n".join(lines) + "\n")
         counts = ", ".join(f"{n} {k}" for k, n in sorted(diff.counts().items()))
-        out.write(f"{len(diff.differences)} difference(s): {counts}\n")
+        write_wrapped(f"{len(diff.differences)} difference(s): {counts}", rest="  ", keep=counts.split(", "))
     if not have_store:
-        out.write("Your study data: none yet, so nothing of yours is affected.\n")
+        write_wrapped("Your study data: none yet, so nothing of yours is affected.", rest="  ")
     elif not impacts:
-        out.write("Your study data: none of your entries with progress or notes is affected.\n")
+        write_wrapped("Your study data: none of your entries with progress or notes is affected.", rest="  ")
     else:
-        out.write(f"Your study data: {len(impacts)} entr{'y' if len(impacts) == 1 else 'ies'} with progress or notes affected:\n")
+        write_wrapped(f"Your study data: {len(impacts)} entr{'y' if len(impacts) == 1 else 'ies'} with progress or notes affected:", rest="  ")
         for i in impacts:
             extra = ", note" if i.has_note else ""
-            out.write(f"  {i.entry_id} ({i.state}{extra}): {', '.join(i.kinds)}: {i.outcome}\n")
+            write_wrapped(f"{i.entry_id} ({i.state}{extra}): {', '.join(i.kinds)}: {i.outcome}", first="  ", rest="    ")
     for path in stubs:
-        out.write(f"stub written: {visible(str(path))}\n")
+        write_wrapped(f"stub written: {visible(str(path))}", rest="  ", keep=[visible(str(path))])
     return 1 if diff.differences else 0

@@ -163,15 +163,14 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
 
         con.print(Text(miss_text(result, problem.tolerance), style="bold yellow"))
         if result.hint:
-            con.print(Text("Hint: ", style="bold") + Text(result.hint))
+            _labelled(con, "Hint:", result.hint)
         if args.reveal:
             con.print(Text(f"Expected: {result.expected.display(problem.unit)}", style="bold"))
         else:
             con.print(Text(f"Try again with the same --seed {result.seed}, or add --reveal to see the solution.", style="dim"))
     if result.solution:
         con.print(Text("Solution", style="bold"))
-        for line in result.solution:
-            con.print(Text(line))
+        _solution(con, result.solution)
         for command in calc_commands(practice.variant(problem_id, result.seed)):
             con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
     return 0
@@ -198,14 +197,32 @@ def _reveal(practice, problem_id: str, args) -> int:
     con = _console()
     con.print(Text(f"Expected: {exp.display(problem.unit)}", style="bold"))
     con.print(Text("Solution", style="bold"))
-    for line in lines:
-        con.print(Text(line))
+    _solution(con, lines)
     for command in calc_commands(variant):
         con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
     if not solved:
         con.print(Text("Seen before a right answer: counted as a miss for review.", style="dim"))
     con.print(Text(f"Answer it: studytui practice answer {problem.id} VALUE --seed {variant.seed}", style="dim"), soft_wrap=True)
     return 0
+
+
+def _labelled(con, label: str, text: str) -> None:
+    """A bold label and its text, continued under the text (not at column 0)."""
+    from rich.text import Text
+
+    from studytui.output import wrap_words
+
+    for i, line in enumerate(wrap_words(text, con.width, label + " ", "  ")):
+        con.print(Text(line[: len(label)], style="bold") + Text(line[len(label):]) if i == 0 else Text(line), soft_wrap=True)
+
+
+def _solution(con, lines: list[str]) -> None:
+    """The worked solution, a step a line; a step longer than the terminal continues indented
+    under it, so where one step ends stays clear."""
+    from studytui.output import print_wrapped
+
+    for line in lines:
+        print_wrapped(line, "", "    ", con=con)
 
 
 def calc_commands(variant) -> list[str]:
@@ -248,7 +265,9 @@ def _due(practice, args) -> int:
     con = _console()
     if not items:
         when = f" Next review: {upcoming[0].due.strftime('%Y-%m-%d %H:%M')} UTC." if upcoming else ""
-        con.print(Text(f"Nothing is due for review.{when} New problems: 'studytui practice'."))
+        from studytui.output import print_parts
+
+        print_parts([f"Nothing is due for review.{when}", "New problems: 'studytui practice'."], sep=" ", con=con)
         return 0
     con.print(Text(f"{len(items)} problem(s) due for review:", style="bold"))
     for r in items:
@@ -304,7 +323,10 @@ def _list(practice, section_key: str | None, args) -> int:
             when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
             table.add_row(mark, p.id, p.title, when)
         con.print(table)
-    con.print(Text("✓ last answer right  ✗ last answer wrong  · not tried.  Next: studytui practice show ID", style="dim"))
+    from studytui.output import print_parts
+
+    # The legend and the next command on one line where they fit; else the command on its own line.
+    print_parts(["✓ last answer right  ✗ last answer wrong  · not tried.", "Next: studytui practice show ID"], style="dim", con=con)
     return 0
 
 

@@ -202,7 +202,11 @@ def cmd_next(args: argparse.Namespace) -> int:
         )
         return 0
     _print_entry(entry)
-    console().print(f"\nWhen you are done: studytui mark {entry.id} done   (or learning, skipped)", style="dim", markup=False)
+    from studytui.output import print_parts, visible
+
+    console().print()
+    # The command whole on its line; the other states beside it where they fit, else under it.
+    print_parts([f"When you are done: studytui mark {visible(entry.id)} done", "(or learning, skipped)"], sep="   ", style="dim")
     return 0
 
 
@@ -229,7 +233,15 @@ def _read_stdin() -> str:
         raise UsageError("no standard input to read the note from")
     if stream.isatty():
         _err("Reading the note from standard input; end it with Ctrl-D.\n")
-    raw = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+    from studytui.fileio import size_text
+    from studytui.store.model import NOTE_LIMIT
+
+    # At most one byte past the limit: a note larger than a note can hold is refused unread.
+    raw = stream.buffer.read(NOTE_LIMIT + 1) if hasattr(stream, "buffer") else stream.read(NOTE_LIMIT + 1).encode("utf-8")
+    if len(raw) > NOTE_LIMIT:
+        raise UsageError(
+            f"standard input is larger than the {size_text(NOTE_LIMIT)} a note can hold; the note was not changed"
+        )
     try:
         return raw.decode("utf-8")  # bytes as given: no newline translation
     except UnicodeDecodeError:
@@ -260,13 +272,21 @@ def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
     import stat
 
     try:
-        mode = os.lstat(path).st_mode
+        st = os.lstat(path)
     except FileNotFoundError:
         raise UsageError(f"editor {editor!r} removed the temporary file; the note was not changed") from None
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(st.st_mode):
         raise UsageError(
             f"editor {editor!r} replaced the temporary file {path} with something that is not a file; "
             "the note was not changed"
+        )
+    from studytui.fileio import size_text
+    from studytui.store.model import NOTE_LIMIT, note_size_text
+
+    if st.st_size > NOTE_LIMIT:
+        raise UsageError(
+            f"the edited note is {note_size_text(st.st_size)}, more than the {size_text(NOTE_LIMIT)} a note can hold; "
+            f"nothing saved, your text is kept in {path}"
         )
     try:
         return path.read_bytes().decode("utf-8"), path
@@ -274,6 +294,13 @@ def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
         raise StudyError(f"the edited note is not valid UTF-8; nothing saved, your text is kept in {path}") from None
     except OSError as exc:
         raise UsageError(f"cannot read the edited note {path} ({exc.strerror or exc}); the note was not changed") from None
+
+
+def _kept_in(exc: StudyError, temp: Path) -> StudyError:
+    """The refusal of an edited note, naming the temp file that still holds the text; a usage
+    error (a note over the size limit) keeps exit status 2."""
+    kind = UsageError if isinstance(exc, UsageError) else StudyError
+    return kind(f"{exc} - your edited text is kept in {temp}")
 
 
 def _section_note(args: argparse.Namespace, session: Any, section_id: str, writing: bool) -> int:
@@ -301,10 +328,13 @@ def _section_note(args: argparse.Namespace, session: Any, section_id: str, writi
         try:
             kept_both = session.write_section_note(section_id, new, base=old)
         except StudyError as exc:
-            raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
+            raise _kept_in(exc, temp) from None
         temp.unlink(missing_ok=True)
         if kept_both:
-            _err(f"The note on {section_id} changed while the editor was open; both versions were kept.\n")
+            _err(
+                f"The note on {section_id} changed while the editor was open; the changes were merged, and where "
+                "both changed the same words both are kept (marked with a '--- studytui: conflicting note' line).\n"
+            )
         _out(f"{section_id}: section note saved ({plural(len(session.store.get_section_note(section_id)), 'character')})\n")
         return 0
     session.write_section_note(section_id, new, base=old)
@@ -364,13 +394,14 @@ def cmd_note(args: argparse.Namespace) -> int:
             try:
                 change = session.write_note(entry.id, new, base=old)
             except StudyError as exc:
-                raise StudyError(f"{exc} - your edited text is kept in {temp}") from None
+                raise _kept_in(exc, temp) from None
             temp.unlink(missing_ok=True)
         if change.conflicts:
             how = "while the editor was open" if args.edit else "meanwhile"
             _err(
-                f"The note on {entry.id} changed {how}; both versions were kept "
-                f"(marked with a '--- studytui: conflicting note' line). Review: studytui note {entry.id} --edit\n"
+                f"The note on {entry.id} changed {how}; the changes were merged, and where both changed the "
+                f"same words both are kept (marked with a '--- studytui: conflicting note' line). "
+                f"Review: studytui note {entry.id} --edit\n"
             )
         chars = len(session.note_text(entry.id))
     _out(f"{entry.id}: note saved ({plural(chars, 'character')})\n")
@@ -394,6 +425,33 @@ def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
     return bar
 
 
+PROGRESS_COUNTS = ("done", "skipped", "learning", "pending", "total")
+
+
+def _progress_records(con: Any, rows: list) -> None:
+    """`progress` where the names do not fit beside all the figures (80 columns): each name whole,
+    its bar and share beside it (under it where even they do not fit), then its counts under it,
+    in columns under a second header line."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    name_width = max(cell_len(t.plain) for t, _c in rows)
+    beside = name_width + 2 + 16 + 2 + 4 <= con.width
+    head = Text("section".ljust(name_width) + "  " if beside else "section\n  ", style="bold")
+    head.append("covered".ljust(16) + "  " + "%".rjust(4) + "\n  " + " ".join(PROGRESS_COUNTS), style="bold")
+    con.print(head, soft_wrap=True)
+    for title, c in rows:
+        share = Text("  ") + _bar(c) + Text("  " + f"{100 * c.covered:.0f}%".rjust(4))
+        counts = (c.done, c.skipped, c.learning, c.pending, c.total)
+        line = Text("  " + " ".join(str(v).rjust(len(n)) for v, n in zip(counts, PROGRESS_COUNTS)))
+        if beside:
+            con.print(title + Text(" " * (name_width - cell_len(title.plain))) + share, soft_wrap=True)
+        else:
+            con.print(title, soft_wrap=True)
+            con.print(share, soft_wrap=True)
+        con.print(line, soft_wrap=True)
+
+
 def cmd_progress(args: argparse.Namespace) -> int:
     from studytui.study import progress_summary
 
@@ -408,30 +466,33 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
         print_json({**summary.to_dict(), "practice": practice})
         return 0
+    from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
     from studytui.output import console, visible
 
     con = console()
-    # The numbers and bars keep their width; long section titles give way (ellipsis).
-    fixed = 16 + 4 + sum(len(n) for n in ("done", "skipped", "learning", "pending", "total")) + 7
-    table = Table(box=None, header_style="bold", pad_edge=False, collapse_padding=True)
-    table.add_column("section", no_wrap=True, overflow="ellipsis", max_width=max(12, con.width - fixed))
-    table.add_column("covered", no_wrap=True, min_width=16)
-    table.add_column("%", justify="right", no_wrap=True, min_width=4)
-    for name in ("done", "skipped", "learning", "pending", "total"):
-        table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
-    rows = [(Text(s.title), s.counts) for s in summary.sections]
+    rows = [(Text(visible(s.title)), s.counts) for s in summary.sections]
     rows.append((Text("All", style="bold"), summary.overall))
-    for i, (title, c) in enumerate(rows):
-        if i == len(rows) - 1:
-            table.add_section()
-        table.add_row(
-            title, _bar(c), f"{100 * c.covered:.0f}%",
-            str(c.done), str(c.skipped), str(c.learning), str(c.pending), str(c.total),
-        )
-    con.print(table)
+    # The numbers and bars keep their width. Where the longest section name fits beside them, one
+    # line a section; else (80 columns) two: the name whole with its bar, then its counts.
+    counts_width = 1 + 16 + 1 + 4 + sum(1 + len(n) for n in PROGRESS_COUNTS)
+    if max(cell_len(t.plain) for t, _c in rows) + counts_width <= con.width:
+        table = Table(box=None, header_style="bold", pad_edge=False, collapse_padding=True)
+        table.add_column("section", no_wrap=True)
+        table.add_column("covered", no_wrap=True, min_width=16)
+        table.add_column("%", justify="right", no_wrap=True, min_width=4)
+        for name in PROGRESS_COUNTS:
+            table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+        for i, (title, c) in enumerate(rows):
+            if i == len(rows) - 1:
+                table.add_section()
+            table.add_row(title, _bar(c), f"{100 * c.covered:.0f}%", str(c.done), str(c.skipped), str(c.learning),
+                          str(c.pending), str(c.total))
+        con.print(table)
+    else:
+        _progress_records(con, rows)
     con.print(Text("█ done  ", style="green") + Text("╳ skipped  ", style="blue") + Text("▒ learning  ", style="yellow") + Text("· pending", style="dim"))
     if summary.orphans:
         con.print(Text(f"\nKept for {len(summary.orphans)} entr{'y' if len(summary.orphans) == 1 else 'ies'} no longer in the guide (orphans; exported with everything else):", style="bold"))
@@ -597,6 +658,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         f"warning: the database is damaged ({damaged}); this export holds only what could still be read\n"
         if damaged else ""
     )
+    payload_size = len(text.encode("utf-8"))
+    if fmt == "json":
+        warning += _import_limit_warning(payload_size)
     if args.path == "-":
         from studytui.output import for_terminal
 
@@ -620,6 +684,21 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 1 if damaged else 0
 
 
+def _import_limit_warning(size: int) -> str:
+    """A warning line when an export of `size` bytes is larger than `studytui import` reads by
+    default (fileio.JSON_IMPORT_LIMIT), naming the variable that raises the limit; else ''."""
+    from studytui import fileio
+
+    default = fileio.JSON_IMPORT_LIMIT
+    if size <= default:
+        return ""
+    need = -(-size // fileio.MIB)  # MiB, rounded up
+    return (
+        f"warning: this export is {need} MiB, larger than the {fileio.size_text(default)} 'studytui import' "
+        f"reads by default; to import it, run: {fileio.IMPORT_LIMIT_ENV}={need} studytui import FILE\n"
+    )
+
+
 def _printable_name(name: str) -> str:
     """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) become U+FFFD,
     so the name can be printed and stored in a conflict marker."""
@@ -631,16 +710,24 @@ def _read_export(path_arg: str) -> tuple[Any, str]:
 
     from studytui import fileio
 
-    # Bounded (fileio.JSON_IMPORT_LIMIT): a 200 MB file must not take gigabytes to be refused.
-    limit, what = fileio.JSON_IMPORT_LIMIT, "a JSON export"
+    # Bounded (fileio.json_import_limit(): 64 MiB unless STUDYTUI_IMPORT_LIMIT_MIB says more): a
+    # 200 MB file must not take gigabytes to be refused. Only a regular file (or stdin) is read:
+    # a FIFO would block for ever.
+    limit, what = fileio.json_import_limit(), "a JSON export"
+    raise_it = f" (to read it, raise the limit: {fileio.IMPORT_LIMIT_ENV}=N, in MiB)"
     if path_arg == "-":
-        raw, name = fileio.read_stream_bounded(sys.stdin.buffer, limit, what, "stdin"), "stdin"
+        try:
+            raw, name = fileio.read_stream_bounded(sys.stdin.buffer, limit, what, "stdin"), "stdin"
+        except fileio.TooLargeError as exc:
+            raise UsageError(f"{exc}{raise_it}; nothing was changed") from None
     else:
         path = Path(path_arg).expanduser()
         name = _printable_name(path.name)
         try:
             raw = fileio.read_bounded(path, limit, what)
         except fileio.TooLargeError as exc:
+            raise UsageError(f"{exc}{raise_it}; nothing was changed") from None
+        except fileio.RefusedFileError as exc:
             raise UsageError(f"{exc}; nothing was changed") from None
         except OSError as exc:
             raise UsageError(f"cannot read {path}: {exc.strerror or exc}; nothing was changed") from None
@@ -683,20 +770,22 @@ def cmd_import(args: argparse.Namespace) -> int:
 
         print_json(report.to_dict())
         return 0
-    _out(
+    from studytui.output import clauses, quoted, write_wrapped
+
+    # Filled to the terminal's width at word boundaries, continued under the text; a count stays
+    # with what it counts, the file name and the ids whole.
+    text = (
         f"Imported {name}: {plural(report.entries_added, 'entry')} added, {plural(report.states_updated, 'state')} and "
         f"{plural(report.notes_updated, 'note')} updated, {plural(report.events_added, 'event')} added, "
-        f"{plural(report.attempts_added, 'practice attempt')} added.\n"
+        f"{plural(report.attempts_added, 'practice attempt')} added."
     )
-    from studytui.output import for_terminal
-
+    write_wrapped(text, rest="  ", keep=[name, *clauses(text)])
     if report.notes_conflicted:
-        _out(for_terminal(
-            f"Both versions kept (marked with a '--- studytui: conflicting note' line) for: "
-            f"{', '.join(report.notes_conflicted)}\n"
-        ))
+        text = (f"Changed on both sides in the same words, both kept (marked with a '--- studytui: conflicting note' "
+                f"line) for: {', '.join(report.notes_conflicted)}")
+        write_wrapped(text, rest="  ", keep=[*clauses(text), *quoted(text)])
     if report.orphans:
-        _out(for_terminal(f"Kept as orphans (not in this guide): {', '.join(report.orphans)}\n"))
+        write_wrapped(f"Kept as orphans (not in this guide): {', '.join(report.orphans)}", rest="  ")
     return 0
 
 

@@ -73,7 +73,7 @@ def import_vault(args: argparse.Namespace, guide, store) -> int:
     """`studytui import DIR`: notes back from a vault written by `export --format vault`."""
     from studytui.takealong.vault import import_vault as run
 
-    from studytui.output import for_terminal, one_line
+    from studytui.output import one_line
 
     report = run(Path(args.path).expanduser(), guide, store)
     for warning in report.warnings:
@@ -83,5 +83,10 @@ def import_vault(args: argparse.Namespace, guide, store) -> int:
 
         print_json(report.to_dict())
         return 0
-    sys.stdout.write(for_terminal(report.line()) + "\n")  # ids and file names: escaped at a terminal
+    from studytui.output import clauses, quoted, write_wrapped
+
+    # Filled to the terminal's width at word boundaries, continued under the text; a count stays
+    # with what it counts; ids and file names escaped at a terminal.
+    text = report.line()
+    write_wrapped(text, rest="  ", keep=[*clauses(text), *quoted(text)])
     return 0

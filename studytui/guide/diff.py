@@ -87,9 +87,11 @@ class _Lines:
 
     def _file_text(self, display: str) -> str:
         if display not in self._text:
+            from studytui import fileio
+
             try:
-                self._text[display] = Path(display).read_text(encoding="utf-8")
-            except OSError:
+                self._text[display] = fileio.read_text_bounded(display, fileio.YAML_LIMIT, "a content file")
+            except (OSError, UnicodeDecodeError, fileio.RefusedFileError):
                 self._text[display] = ""
         return self._text[display]
 
@@ -127,6 +129,16 @@ def _norm(text: str | None) -> str:
 
 def _norm_url(url: str | None) -> str:
     return (url or "").strip().rstrip("/").lower()
+
+
+# How a section's entries outside any subsection heading are named in messages.
+NO_SUBSECTION = "no subsection heading"
+
+
+def _named(title: str | None) -> bool:
+    """Whether a subsection has a heading (an unnamed one holds a section's entries before its
+    first subsection heading, or all of them in a section without any)."""
+    return bool(_norm(title))
 
 
 def _section_title_key(title: str) -> str:
@@ -178,7 +190,10 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
             diffs.append(Difference("section-removed", f"section removed: '{s.title}'", 1, lines.section(s),
                                     title=s.title))
 
-    # Subsections within paired sections.
+    # Subsections within paired sections. Entries before a section's first subsection heading
+    # (or in a section without any) form its unnamed subsection: one only ever pairs with the
+    # other side's unnamed one. A heading that went away is one subsection-removed, a heading put
+    # over entries that had none one subsection-added, never also a rename to or from no name.
     sub_pairs: dict[int, tuple[Section, Subsection]] = {}  # id(ReadmeSubsection) -> ours
     for i, s in sec_pairs.items():
         rsec = readme.sections[i]
@@ -189,10 +204,14 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
             if match is not None:
                 taken.add(id(match))
                 sub_pairs[id(rsub)] = (s, match)
+        unheaded = {_norm_url(e.url) for rsub in rsec.subsections if not _named(rsub.title) and id(rsub) not in sub_pairs
+                    for e in rsub.entries if e.url}
         for rsub in rsec.subsections:
             if id(rsub) in sub_pairs:
                 continue
-            free = [sub for sub in mine if id(sub) not in taken]
+            if not _named(rsub.title):
+                continue  # entries under no heading: they sit in the section (entries are compared below)
+            free = [sub for sub in mine if id(sub) not in taken and _named(sub.title)]
             best = _best_overlap({_norm_url(e.url) for e in rsub.entries if e.url},
                                  [(sub, {_norm_url(e.url) for e in sub.entries if e.url}) for sub in free])
             if best is not None:
@@ -203,11 +222,17 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
                     rsub.line, lines.subsection(s, best), title=rsub.title,
                     details={"section": s.title, "old": best.title, "new": rsub.title}))
             else:
-                diffs.append(Difference("subsection-added", f"subsection added in '{rsec.title}': '{rsub.title}'",
+                had_none = any(not _named(sub.title) and id(sub) not in taken and
+                               {_norm_url(e.url) for e in rsub.entries if e.url} & {_norm_url(e.url) for e in sub.entries if e.url}
+                               for sub in mine)
+                note = f" (a heading over entries that had {NO_SUBSECTION})" if had_none else ""
+                diffs.append(Difference("subsection-added", f"subsection added in '{rsec.title}': '{rsub.title}'{note}",
                                         rsub.line, lines.section(s), title=rsub.title, details={"section": s.title}))
         for sub in mine:
-            if id(sub) not in taken:
-                diffs.append(Difference("subsection-removed", f"subsection removed from '{s.title}': '{sub.title}'",
+            if id(sub) not in taken and _named(sub.title):
+                kept = bool({_norm_url(e.url) for e in sub.entries if e.url} & unheaded)
+                note = f" (its entries are now under {NO_SUBSECTION})" if kept else ""
+                diffs.append(Difference("subsection-removed", f"subsection removed from '{s.title}': '{sub.title}'{note}",
                                         rsec.line, lines.subsection(s, sub), title=sub.title,
                                         details={"section": s.title}))
 

@@ -102,8 +102,11 @@ def read_readme_text(path: str | Path) -> str:
     if size > MAX_README_BYTES:
         raise UsageError(f"{name} is {size // 1024 // 1024} MiB; a copy of the guide's README is far smaller "
                          f"(the limit is {MAX_README_BYTES // 1024 // 1024} MiB)")
+    from studytui import fileio
+
     try:
-        with p.open("rb") as fh:
+        # Opened without blocking and refused unless a regular file: a FIFO would wait for ever.
+        with fileio.open_regular(p) as fh:
             raw = fh.read(MAX_README_BYTES + 1)
     except OSError as exc:
         raise UsageError(f"{name}: cannot read: {exc.strerror or exc}") from None

@@ -7,7 +7,8 @@ Every YAML file goes through `load_yaml` (content, with the strict loader) or `s
 learner's files: keys.yaml, hardware, measured profiles, vault front matter), so every file gets
 the same two bounds:
 
-* size: files are read with `studytui.fileio.read_bounded` (YAML_LIMIT) by the callers;
+* size: files are read with `studytui.fileio.read_bounded` (YAML_LIMIT) by the callers, which
+  also refuses anything that is not a regular file (a FIFO would block for ever);
 * aliases: a document whose aliases (`*name`) would expand to more than ALIAS_BUDGET values beyond
   those written out (a "billion laughs" of 400 bytes is 10^9 values to any code that walks it),
   or whose alias refers to a value containing itself, is refused as an AliasError with the line
@@ -201,6 +202,8 @@ class YamlFile:
         except fileio.TooLargeError:
             raise ContentError([f"{self.display}:1: larger than {fileio.size_text(fileio.YAML_LIMIT)}, "
                                 "the most studytui reads of a YAML file; not read"]) from None
+        except fileio.NotRegularFileError:
+            raise ContentError([f"{self.display}:1: not a regular file; not read"]) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ContentError([f"{self.display}:1: cannot read file: {exc}"]) from None
         try:

@@ -109,7 +109,7 @@ def load_catalog(paths: list[Path]) -> list[VendorFigures]:
     for file in files:
         try:
             data = safe_load(fileio.read_text_bounded(file, fileio.YAML_LIMIT, "a hardware file"))
-        except (OSError, UnicodeDecodeError, fileio.TooLargeError, yaml.YAMLError):
+        except (OSError, UnicodeDecodeError, fileio.RefusedFileError, yaml.YAMLError):
             continue
         for entry in _entries_in(data):
             try:

@@ -54,6 +54,37 @@ def check_state(state: str) -> str:
     return state
 
 
+# The most one note (an entry's or a section's) may hold, in UTF-8 bytes: the one limit every
+# note write checks (the CLI, the app, JSON and vault import), so every note fits in a vault file
+# (see studytui.takealong.vault.MAX_FILE_BYTES) and a backup of it can be imported again.
+NOTE_LIMIT = 8 * 1024 * 1024
+
+
+class NoteTooLarge(UsageError):
+    """A note over NOTE_LIMIT: one line naming the limit, exit 2, nothing written."""
+
+
+def note_size_text(size: int) -> str:
+    from studytui.fileio import MIB
+
+    return f"{size / MIB:.1f} MiB" if size >= MIB else f"{size / 1024:.0f} KiB"
+
+
+def check_note(text: Any, what: str = "note", tail: str = "; not saved") -> str:
+    """`check_text`, and at most NOTE_LIMIT bytes as UTF-8 (NoteTooLarge past it)."""
+    check_text(text, what)
+    # A character is at most 4 bytes in UTF-8: shorter texts need no encoding to be measured.
+    if len(text) > NOTE_LIMIT // 4:
+        size = len(text.encode("utf-8"))
+        if size > NOTE_LIMIT:
+            from studytui.fileio import size_text
+
+            raise NoteTooLarge(
+                f"{what} is {note_size_text(size)}, more than the {size_text(NOTE_LIMIT)} a note can hold{tail}"
+            )
+    return text
+
+
 def check_text(text: Any, what: str = "note") -> str:
     """Notes are stored verbatim, but they must be text SQLite can hold (valid Unicode)."""
     if not isinstance(text, str):

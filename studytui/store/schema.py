@@ -182,6 +182,12 @@ def backup_copy(db_path: Path, version: int) -> Path:
     """
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
     target = db_path.with_name(f"{db_path.name}.backup-v{version}-{stamp}")
+    # Created 0600 before SQLite writes into it: a backup holds every note, like the database.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        os.close(os.open(target, flags, 0o600))
+    except OSError as exc:  # as SQLite would have failed to create it
+        raise sqlite3.OperationalError(f"unable to open backup file {target}: {exc.strerror or exc}") from None
     source = sqlite3.connect(f"{db_path.resolve().as_uri()}?mode=ro", uri=True)
     dest = sqlite3.connect(str(target))
     try:

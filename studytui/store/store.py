@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,6 +32,7 @@ from studytui.store.model import (
     EntryProgress,
     ImportReport,
     NoteVersion,
+    check_note,
     check_state,
     check_text,
     merge_notes,
@@ -79,6 +81,57 @@ def _check_id(entry_id: Any, what: str = "entry id") -> str:
     if not isinstance(entry_id, str) or not entry_id.strip():
         raise UsageError(f"{what} must be a non-empty string, not {entry_id!r}")
     return check_text(entry_id, what)
+
+
+# Notes are private: the data directory studytui creates is 0700, the database (and the -wal and
+# -shm files SQLite gives the same mode, and migration backups) 0600, whatever the umask.
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _owned(st: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)  # no owners to check on Windows (and no mode bits to set)
+    return getuid is not None and st.st_uid == getuid()
+
+
+def make_private_dir(directory: Path) -> None:
+    """Create `directory` (and missing parents) with the leaf 0700. A directory that already
+    exists is the learner's: its mode is left alone (`studytui where` warns when others can read it)."""
+    if directory.is_dir():
+        return
+    os.makedirs(directory, mode=DIR_MODE, exist_ok=True)
+    # makedirs' mode is filtered by the umask (and a race may have made it elsewhere): set it.
+    try:
+        st = os.stat(directory)
+        if _owned(st) and stat.S_IMODE(st.st_mode) != DIR_MODE:
+            os.chmod(directory, DIR_MODE)
+    except OSError:
+        pass
+
+
+def create_private_file(path: Path) -> None:
+    """Create `path` empty and 0600 unless it exists: SQLite then opens it as a new database
+    (an empty file is one), and its -wal/-shm files take the same mode."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, FILE_MODE)
+    except FileExistsError:
+        return  # another process created it first: tightened like any existing file
+    os.close(fd)
+
+
+def tighten(path: Path) -> None:
+    """Take group and other permission bits off `path` and its SQLite side files when this user
+    owns them (a database created by an older studytui under umask 022 was -rw-r--r--)."""
+    for candidate in (path, *(path.with_name(path.name + suffix) for suffix in SIDE_FILES)):
+        try:
+            st = os.stat(candidate, follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or not _owned(st) or not st.st_mode & 0o077:
+                continue
+            os.chmod(candidate, stat.S_IMODE(st.st_mode) & ~0o077)
+        except OSError:
+            continue  # gone, or on a read-only medium: nothing to do
 
 
 def _not_writable_reason(path: Path) -> str | None:
@@ -163,6 +216,7 @@ class Store:
 
     def _connect(self) -> sqlite3.Connection:
         self._check_file()
+        tighten(self.path)  # before SQLite opens it (and creates -wal/-shm with its mode)
         self.read_only_reason = _not_writable_reason(self.path)
         try:
             conn = self._open_connection()
@@ -306,9 +360,13 @@ class Store:
         if self._conn is None:
             if not self.path.exists():
                 try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    make_private_dir(self.path.parent)
                 except OSError as exc:
                     raise StoreError(f"cannot create data directory {self.path.parent}: {exc.strerror or exc}") from None
+                try:
+                    create_private_file(self.path)  # 0600 before SQLite writes a byte into it
+                except OSError as exc:
+                    raise StoreError(f"cannot create {self.path}: {exc.strerror or exc}") from None
             self._connect()
         assert self._conn is not None
         return self._conn
@@ -480,7 +538,7 @@ class Store:
 
     def set_note(self, entry_id: str, text: str) -> None:
         _check_id(entry_id)
-        check_text(text)
+        check_note(text)
         with self._writing() as conn:
             self._write_note(conn, entry_id, lambda old: text)
 
@@ -497,7 +555,7 @@ class Store:
         when another process changed the note meanwhile, nothing is written and the caller
         decides how to keep both."""
         _check_id(entry_id)
-        check_text(text)
+        check_note(text)
         with self._writing() as conn:
             current = self._get(conn, entry_id) or EntryProgress(entry_id)
             if current.note != expected and current.note != text:
@@ -521,6 +579,7 @@ class Store:
         new = change(base.note)
         if new == base.note:
             return False
+        check_note(new)  # every note write (set, append, restore): at most NOTE_LIMIT; rolled back if not
         at = self._clock()
         if base.note and self._last_logged_note(conn, entry_id) != base.note:
             # The text being replaced came from a merge (import, renamed entry) and is not in the
@@ -588,7 +647,7 @@ class Store:
 
     def set_section_note(self, section_id: str, text: str) -> None:
         _check_id(section_id, "section id")
-        check_text(text)
+        check_note(text, "the section note")
         with self._writing() as conn:
             row = conn.execute("SELECT note FROM section_notes WHERE section_id = ?", (section_id,)).fetchone()
             if row is not None and row[0] == text:
@@ -810,6 +869,9 @@ class Store:
                             [*incoming_history.get(("note", incoming.entry_id), []), incoming.note],
                         )
                 merged = merge_progress(local, incoming, source, note_base=base)
+                if merged.progress.note != local.note:
+                    # Two notes merged (both kept around a marker) may pass the limit each is within.
+                    check_note(merged.progress.note, f"the note on '{incoming.entry_id}', merged with the imported one,", tail="")
                 if merged.progress != local:
                     self._put(conn, merged.progress)
                 report.states_updated += merged.state_changed
@@ -828,6 +890,8 @@ class Store:
                         [*incoming_history.get(("section_note", section_id), []), note],
                     )
                 text, _ = merge_notes(local_note, local_at, note, updated_at, source, base=base)
+                if text != local_note and text != note:
+                    check_note(text, f"the note on section '{section_id}', merged with the imported one,", tail="")
                 if row is None or text != local_note:
                     at = max(filter(None, (local_at, updated_at)), default=None) if row else updated_at
                     conn.execute(
@@ -917,6 +981,10 @@ def _parse_export(data: Any) -> _ParsedExport:
         value = obj.get(key)
         return None if value is None else check_text(value, f"{where}.{key}")
 
+    def opt_note(obj: dict, where: str) -> str:
+        value = obj.get("note")
+        return "" if value is None else check_note(value, f"{where}.note", tail="")
+
     ids: set[str] = set()
     for i, raw in enumerate(items("entries")):
         where = f"entries[{i}]"
@@ -935,7 +1003,7 @@ def _parse_export(data: Any) -> _ParsedExport:
                 state=state,
                 state_changed_at=normalize_time(raw.get("state_changed_at"), f"{where}.state_changed_at"),
                 last_opened_at=normalize_time(raw.get("last_opened_at"), f"{where}.last_opened_at"),
-                note=opt_text(raw, "note", where) or "",
+                note=opt_note(raw, where),
                 note_updated_at=normalize_time(raw.get("note_updated_at"), f"{where}.note_updated_at"),
             )
         )
@@ -946,7 +1014,7 @@ def _parse_export(data: Any) -> _ParsedExport:
         out.section_notes.append(
             (
                 _check_id(raw.get("section_id"), f"{where}.section_id"),
-                opt_text(raw, "note", where) or "",
+                opt_note(raw, where),
                 normalize_time(raw.get("updated_at"), f"{where}.updated_at"),
             )
         )

@@ -6,9 +6,15 @@ the store's rules for several writers hold.
 
 What guards it (all in `StudyServer`, wrapped around textual-serve's aiohttp application):
 
-- a token, random per start unless `--token` gives one, needed on every request: in the query of
-  the printed URL (`/?token=…`), after which an HttpOnly, SameSite=Strict cookie named for the port
-  carries it for the page's own WebSocket, scripts and styles;
+- a token, random per start unless `--token` gives one, in the query of every request but those
+  for textual-serve's own static files (its scripts, styles, fonts: public, the same for everyone):
+  the page (`/?token=…`, the printed URL; it stays in the address bar, so a reload works), the
+  page's WebSocket (its address, written into the page, carries it), and anything else. No cookie
+  carries it: browsers send a cookie for 127.0.0.1 to every port there, so any other local server
+  the learner's browser visits would get it. Cookies a request brings are never read (an older
+  studytui's `studytui-token-PORT` cookie is expired instead), no response lets the address go
+  on in a Referer (`PAGE_HEADERS`), and no log line shows the token. textual-serve's downloads
+  (`/download/KEY`, which its script opens without the token) are refused: the app delivers none;
 - the Host header must name this server (a loopback name or address when bound to loopback, the
   bound address otherwise; any name on a wildcard address), so DNS rebinding gets 421;
 - a WebSocket, and any request other than GET or HEAD, must come with this server's own Origin,
@@ -101,10 +107,19 @@ def app_command(data: Path, content: str | None, python: str | None = None) -> s
 # and tell no one else that it was opened, so that <link> is taken out (the bundled font is used).
 _EXTERNAL_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']https?://(?!127\.0\.0\.1|localhost|\[::1\])[^>]*>", re.S | re.I)
 
-# Once the page has loaded with ?token=, the address bar (history, bookmarks, a shared screen) no
-# longer shows the token; the cookie carries it from then on.
-_FORGET_TOKEN = ("<script>(function(){var u=new URL(location.href);if(u.searchParams.has('token')){"
-                 "u.searchParams.delete('token');history.replaceState(null,'',u.pathname+u.search+u.hash);}})();</script>")
+# The cookie an older studytui set (`studytui-token-PORT`, host-wide: every port on that host got
+# it). Never read; a response to a request that brings one expires it.
+_OLD_COOKIE = re.compile(r"studytui-token-[0-9]{1,5}\Z")
+# The page's own headers: no Referer leaves it (the token is in its address), no other page frames it
+# or keeps a handle on it (a link the app opens in a new tab gets no window.opener), nothing cached.
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "frame-ancestors 'none'; base-uri 'none'; form-action 'none'; object-src 'none'",
+    "Cross-Origin-Opener-Policy": "same-origin",
+}
 
 
 def local_only(html: str) -> str:
@@ -112,10 +127,21 @@ def local_only(html: str) -> str:
     return _EXTERNAL_LINK.sub("", html)
 
 
-def forget_token(html: str) -> str:
-    """The page with a script that takes the token out of the address bar."""
-    head = re.search(r"<head[^>]*>", html, re.I)
-    return html if head is None else html[: head.end()] + _FORGET_TOKEN + html[head.end():]
+def websocket_url(authority: str, token: str) -> str:
+    """The address the page opens its WebSocket at: the name the browser used for the page (its Host
+    header, checked) and the token in the query.
+
+    textual.js appends `"?width=" + cols + "&height=" + rows` to this address as it is; the trailing
+    `&` makes that `…?token=T&?width=80&height=24`, whose parameters are token, `?width` and height
+    (`ws_size` reads `?width` as width)."""
+    from urllib.parse import quote
+
+    return f"ws://{authority}/ws?token={quote(token, safe='')}&"
+
+
+def ws_size(query: Any) -> tuple[object, object]:
+    """The width and height a WebSocket request asks for, from its query (see `websocket_url`)."""
+    return query.get("width", query.get("?width", "80")), query.get("height", "24")
 
 
 def url_for(host: str, port: int) -> str:
@@ -142,7 +168,6 @@ class Guard:
         self.host = host.lower().strip("[]")
         self.port = port
         self.token = token.encode()
-        self.cookie = f"studytui-token-{port}"
         self.wildcard = self.host in WILDCARD_HOSTS
         self.loopback = is_loopback(self.host)
 
@@ -185,13 +210,18 @@ class Guard:
         return candidate is not None and hmac.compare_digest(candidate.encode("utf-8", "replace"), self.token)
 
 
-def _one_line_formatter():
+def _one_line_formatter(secrets: tuple[str, ...] = ()):
+    """One line per record; each of `secrets` (the token) shown as `<token>` wherever it occurs (an
+    error's text or a library's line naming a request's URL must not put it in the terminal)."""
     import logging
 
     class OneLine(logging.Formatter):
         def format(self, record: logging.LogRecord) -> str:
             message = record.getMessage() or (record.exc_info[1].__class__.__name__ if record.exc_info else "")
-            text = " ".join(str(message).split())  # one line, control characters gone
+            message = str(message)
+            for secret in secrets:
+                message = message.replace(secret, "<token>")
+            text = " ".join(message.split())  # one line, control characters gone
             return f"studytui: serve: {record.levelname.lower()}: {''.join(c for c in text if c.isprintable())}"
 
     return OneLine()
@@ -281,7 +311,8 @@ def study_server_class() -> type:
     import json
     import logging
 
-    from aiohttp import WSMsgType, web
+    import aiohttp_jinja2
+    from aiohttp import WSMsgType, web, web_urldispatcher
     from textual_serve.app_service import AppService
     from textual_serve.server import Server
 
@@ -317,7 +348,7 @@ def study_server_class() -> type:
             # Quiet, one line per problem: our own lines say what matters, and a browser tab
             # closing mid-frame is not worth a traceback.
             handler = logging.StreamHandler(sys.stderr)
-            handler.setFormatter(_one_line_formatter())
+            handler.setFormatter(_one_line_formatter((self.token,)))
             logging.basicConfig(level="WARNING", handlers=[handler], force=True)
             # asyncio's notes about child processes outliving the loop at shutdown are not the learner's concern.
             logging.getLogger("asyncio").setLevel(logging.ERROR)
@@ -333,44 +364,50 @@ def study_server_class() -> type:
                 upgrade = request.headers.get("Upgrade", "").lower() == "websocket" or request.path == "/ws"
                 if (origin is not None or upgrade or request.method not in ("GET", "HEAD")) and not rules.origin_ok(origin, host):
                     return plain(403, FOREIGN_ORIGIN)
-                from_query = rules.token_ok(request.query.get("token"))
-                if not from_query and not rules.token_ok(request.cookies.get(rules.cookie)):
+                # Only the token in the query counts: cookies are never read (see the module's notes).
+                # textual-serve's static files (GET or HEAD of a file under /static/: its scripts,
+                # styles and fonts) are public and the same for everyone; the page asks for them
+                # without the token.
+                public = isinstance(request.match_info.route.resource, web_urldispatcher.StaticResource) and \
+                    request.method in ("GET", "HEAD")
+                if request.path == "/favicon.ico" and request.method in ("GET", "HEAD"):
+                    return web.Response(status=204)  # browsers ask on their own; an error in the console otherwise
+                if not public and not rules.token_ok(request.query.get("token")):
                     return plain(403, NEED_TOKEN)
-                response = await handler(request)
-                if from_query and not upgrade and not response.prepared and response.status < 400:
-                    # From here on the page's own requests carry the token: not readable by scripts,
-                    # not sent with requests other sites start, named for the port (browsers keep
-                    # cookies apart by host name only).
-                    response.set_cookie(rules.cookie, self.token, path="/", httponly=True, samesite="Strict")
-                return response
-
-            @web.middleware
-            async def no_external_requests(request, handler):
-                response = await handler(request)
-                if request.path == "/" and isinstance(response, web.Response) and response.text:
-                    response.text = forget_token(local_only(response.text))
-                return response
+                return await handler(request)
 
             async def headers(request, response) -> None:
                 if isinstance(response, web.WebSocketResponse):
                     return
-                response.headers.setdefault("Cache-Control", "no-store")
-                response.headers["Referrer-Policy"] = "no-referrer"
-                response.headers["X-Frame-Options"] = "DENY"
-                response.headers["X-Content-Type-Options"] = "nosniff"
+                response.headers.update(PAGE_HEADERS)
+                # A cookie an older studytui left (it holds a token, and goes to every port on this
+                # host): expired. No cookie is ever set with a value.
+                for name in request.cookies:
+                    if _OLD_COOKIE.match(name):
+                        response.headers.add("Set-Cookie", f"{name}=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT")
 
             app = await super()._make_app()
             app.middlewares.append(guard)  # outermost: nothing is answered before it
-            app.middlewares.append(no_external_requests)
             app.on_response_prepare.append(headers)
             return app
 
         async def handle_index(self, request):
-            # textual-serve writes the page's WebSocket and static URLs from public_url: make them
-            # the address the browser used (Host is checked), so the cookie set for that name goes
-            # with them. Nothing is awaited between this line and textual-serve reading it.
-            self.public_url = f"http://{request.headers['Host']}"
-            return await super().handle_index(request)
+            # textual-serve's page (its template), with its addresses written for the name the
+            # browser used (Host is checked) and the token in the WebSocket's, rather than from
+            # public_url; and without the stylesheet it would fetch from another host.
+            authority = request.headers["Host"]
+            router = request.app.router
+            static = f"http://{authority}{router['static'].url_for(filename='/')}".rstrip("/") + "/"
+            font_size = request.query.get("fontsize", "16").strip()
+            context = {
+                "font_size": max(6, min(64, int(font_size))) if _INTEGER.match(font_size) else 16,
+                "app_websocket_url": websocket_url(authority, self.token),
+                "config": {"static": {"url": static}},
+                "application": {"name": self.title},
+            }
+            response = aiohttp_jinja2.render_template("app_index.html", request, context)
+            response.text = local_only(response.text)
+            return response
 
         async def _take_tab(self) -> bool:
             if self._tab_freed is None:
@@ -395,7 +432,7 @@ def study_server_class() -> type:
                 self._tab_freed.set()
 
         async def handle_websocket(self, request):
-            size = clamp_size(request.query.get("width", "80"), request.query.get("height", "24"))
+            size = clamp_size(*ws_size(request.query))
             if size is None:
                 return plain(400, "studytui: width and height must be whole numbers\n")
             if not await self._take_tab():

@@ -20,7 +20,8 @@ their front matter. That is how the rules below tell our files from the learner'
   changed body replaces the note when the note in studytui is still the exported one, and is
   otherwise merged three-way against the text exported (found in the note's history by the
   checksum): each side's changes once, a marker line only where both changed the same words.
-- reading: a byte-order mark is dropped; front matter must end within 64 KiB, else the file is
+- reading: a byte-order mark is dropped; a file an editor saved with Windows line endings (its
+  front matter in CRLF) has its note read with "\n"; front matter must end within 64 KiB, else the file is
   refused by name; a file that changes while it is read is read again, then refused by name.
 - writing: through folder descriptors opened without following symlinks, with exclusive temp
   files renamed into place, keeping each file's mode (a read-only file is left alone); every
@@ -41,6 +42,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from studytui.errors import StudyError, UsageError
+from studytui.store.model import NOTE_LIMIT
 
 MARK = "studytui"
 SHA_KEY = "studytui_sha256"
@@ -51,7 +53,9 @@ OUR_KEYS = (MARK, SHA_KEY, NEWLINE_KEY)
 BOM = b"\xef\xbb\xbf"
 READ_TRIES = 3  # a file that changes while it is read is read again this often, then refused
 HEAD_BYTES = 64 * 1024  # front matter must end within this: enough for ours, cheap for big files
-MAX_FILE_BYTES = 8 * 1024 * 1024  # an entry file (note) larger than this is refused
+# An entry file larger than this is refused: a note at the limit every note write checks
+# (studytui.store.model.NOTE_LIMIT, 8 MiB), its front matter and a byte-order mark.
+MAX_FILE_BYTES = NOTE_LIMIT + HEAD_BYTES + len(BOM)
 MAX_FILES = 50_000  # Markdown files scanned at most
 SKIP_DIRS = {".obsidian", ".git", ".trash", ".stfolder", "node_modules"}
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -174,11 +178,13 @@ def _read_ours(path: Path) -> tuple[bytes | None, os.stat_result]:
     """(the file's bytes, its stat) when it starts like one of ours, (None, stat) otherwise.
     Opened without following a symlink (OSError ELOOP); raises _Changing when its size or
     modification time moved while it was read, so half of an edit is never taken for a note."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    # O_NONBLOCK: a file swapped for a FIFO since the folder was listed must not block the open.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     with os.fdopen(fd, "rb") as f:
         before = os.fstat(f.fileno())
         if not stat.S_ISREG(before.st_mode):
             return None, before
+        os.set_blocking(fd, True)
         head = f.read(HEAD_BYTES + len(BOM))
         if not head.startswith(b"---") and not head.startswith(BOM + b"---"):
             return None, before
@@ -251,7 +257,12 @@ def scan(root: Path) -> Scan:
             result.others.add(rel)
             continue
         if st.st_size > MAX_FILE_BYTES:
-            result.problems.append(f"{shown(rel)} is {st.st_size // (1024 * 1024)} MiB, more than a note can be ({MAX_FILE_BYTES // (1024 * 1024)} MiB)")
+            from studytui.fileio import size_text
+            from studytui.store.model import note_size_text
+
+            result.problems.append(
+                f"{shown(rel)} is {note_size_text(st.st_size)}, more than the {size_text(NOTE_LIMIT)} a note can hold"
+            )
             continue
         try:
             text = raw.decode("utf-8")
@@ -264,6 +275,12 @@ def scan(root: Path) -> Scan:
             continue
         # The front matter ended within the head already read and parsed: the same text, same data.
         body = split[1]
+        if text.startswith("---\r\n") and "\r\n" in body:
+            # Export writes "\n" only: a front matter in CRLF means an editor saved the whole file
+            # with Windows line endings. Its note is read back with "\n" (so the newline export
+            # added, taken off below, leaves no "\r" behind). A note of ours that holds "\r\n"
+            # itself sits under "\n" front matter and comes back verbatim.
+            body = body.replace("\r\n", "\n")
         if meta.get(NEWLINE_KEY) == "added" and body.endswith("\n"):
             body = body[:-1]  # the newline export added
         result.ours.append(VaultFile(path, rel, meta, body, mtime_iso(st)))
@@ -423,6 +440,17 @@ class _Writer:
         entry's note (a file edited in the vault whose words that note already holds may be
         rewritten). Front-matter keys and tags the learner added to our file are kept, and so is
         the file's mode; a read-only file is left as it is."""
+        if note and len(body) > NOTE_LIMIT // 4 and len(body.encode("utf-8", "surrogatepass")) > NOTE_LIMIT:
+            # A note from before the limit: a file import would refuse (and with it the whole vault).
+            from studytui.fileio import size_text
+            from studytui.store.model import note_size_text
+
+            self.summary.warnings.append(
+                f"left {shown(rel)} out: its note is {note_size_text(len(body.encode('utf-8', 'surrogatepass')))}, more "
+                f"than the {size_text(NOTE_LIMIT)} a note can hold, so import could not read it back (it stays in "
+                "studytui; shorten it there)"
+            )
+            return False
         why = self.can_write(rel, body if note else None)
         if why is not None:
             self.summary.warnings.append(f"left {shown(rel)} as it is: {why}")
@@ -688,7 +716,8 @@ class VaultImportReport:
         )
         if self.notes_conflicted:
             text += (
-                "\nBoth versions kept (marked with a '--- studytui: conflicting note' line) for: "
+                "\nChanged on both sides in the same words, both kept (marked with a '--- studytui: "
+                "conflicting note' line) for: "
                 + ", ".join(shown(i) for i in self.notes_conflicted)
             )
         if self.orphans:
@@ -710,7 +739,7 @@ def _check_id(value: Any, rel: str) -> str:
 def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     """Read notes back from a vault. Every studytui file is checked before anything is written:
     a broken one stops the import (exit 2) with nothing changed, naming the file."""
-    from studytui.store.model import check_text, merge_notes
+    from studytui.store.model import check_note, merge_notes
     from studytui.store.store import EXPORT_FORMAT, EXPORT_VERSION
     from studytui.study import alias_map
 
@@ -733,7 +762,7 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     for f in entry_files:
         raw_id = _check_id(f.meta.get("id"), f.rel)
         try:
-            text = check_text(f.body, f"{f.rel}: note")
+            text = check_note(f.body, f"{f.rel}: the note", tail="")
         except UsageError as exc:
             raise UsageError(f"{shown(exc)}; nothing was changed") from None
         entry = guide.get(raw_id)

@@ -243,7 +243,7 @@ class StudyApp(KeyRouting, App[None]):
         if not change:
             return
         for conflict in change.conflicts:
-            self.notify(conflict.message, title="Both versions kept", severity="warning", timeout=12)
+            self.notify(conflict.message, title="Merged; a clash kept twice", severity="warning", timeout=12)
         self.study_changed.publish(change)
 
     def check_external(self) -> None:

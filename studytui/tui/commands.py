@@ -41,7 +41,8 @@ class StudyCommands(Provider):
         if upcoming is not None:
             yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), "The first pending entry from where you are")
         for section in app.guide.sections:
-            yield (f"Section: {section.title}", partial(app.jump_to_section, section), f"{len(section.entries)} entries")
+            count = len(section.entries)
+            yield (f"Section: {section.title}", partial(app.jump_to_section, section), f"{count} entr{'y' if count == 1 else 'ies'}")
         for spec in app.registry.screens.values():
             yield (spec.title, partial(app.open_screen, spec.id), spec.description)
         for command in app.registry.commands:

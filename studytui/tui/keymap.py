@@ -7,12 +7,18 @@
 
 Ids are listed on the help screen (`?`). A file that is not YAML stops the app with one line
 naming it; an unknown id or a bad key list is skipped with a warning and the app starts. A key
+is a Textual key name (letters, digits and `_`, joined by `+`: j, G, ctrl+x, shift+tab, f12,
+slash, question_mark) or one printable character; the footer and the help screen draw what is
+given here, so anything else (escape sequences, other control, bidi or space characters, or a
+name over MAX_KEY_LENGTH characters) is refused with a warning. A key
 that another action already uses is not taken from it: the clash is reported (`conflicts`).
 No Textual here.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -22,6 +28,19 @@ KEYMAP_FILE = "keys.yaml"
 # The names Textual uses for keys people often write as characters.
 _KEY_NAMES = {"/": "slash", "?": "question_mark", "+": "plus", "-": "minus", ".": "full_stop", ",": "comma",
               " ": "space", "esc": "escape", "return": "enter"}
+
+
+MAX_KEY_LENGTH = 40  # "ctrl+shift+question_mark" is 24
+MAX_KEYS = 16  # keys for one binding
+_NAMED_KEY = re.compile(r"[A-Za-z0-9_]+(?:\+[A-Za-z0-9_]+)*\Z")
+
+
+def valid_key(key: str) -> bool:
+    """True for a key name the footer may draw: a Textual name (ascii letters, digits, '_',
+    modifiers joined by '+') or one printable, non-space character ('/', '?', 'é')."""
+    if len(key) == 1:
+        return key.isprintable() and not key.isspace() and unicodedata.category(key)[0] not in "CZM"
+    return len(key) <= MAX_KEY_LENGTH and _NAMED_KEY.match(key) is not None
 
 
 def _key_name(key: str) -> str:
@@ -66,11 +85,19 @@ def parse_keymap(data: Any, known_ids: Iterable[str], where: str, warnings: list
             problem(f"{where}: unknown binding id '{shown}' ignored{hint}")
             continue
         if isinstance(keys, list) and keys and all(isinstance(k, str) and k.strip() for k in keys):
-            keymap[binding_id] = ",".join(k.strip() for k in keys)
+            names = [k.strip() for k in keys]
         elif isinstance(keys, str) and keys.strip() and all(k.strip() for k in keys.split(",")):
-            keymap[binding_id] = ",".join(k.strip() for k in keys.split(","))
+            names = [k.strip() for k in keys.split(",")]
         else:
             problem(f"{where}: the keys for '{binding_id}' must be a key name or a list of them, not {_short_repr(keys)}; ignored")
+            continue
+        bad = next((k for k in names if not valid_key(k)), None)
+        if bad is not None or len(names) > MAX_KEYS:
+            why = (f"{_short_repr(bad)} is not a key name (letters, digits and names like ctrl+x, shift+tab, f1, "
+                   "slash; no control, space or escape characters)") if bad is not None else f"more than {MAX_KEYS} keys"
+            problem(f"{where}: the keys for '{binding_id}' were not applied: {why}; ignored")
+            continue
+        keymap[binding_id] = ",".join(names)
     return keymap
 
 
@@ -106,8 +133,8 @@ def conflicts(keymap: dict[str, str], defaults: dict[str, str], where: str = KEY
 def load_keymap(data_dir: Path, known_ids: Iterable[str], warnings: list[str] | None = None) -> dict[str, str]:
     """The keymap from `data_dir/keys.yaml`, or {} when there is no such file."""
     path = data_dir / KEYMAP_FILE
-    if not path.is_file():
-        return {}
+    if not path.exists():
+        return {}  # (a FIFO, device or folder by that name is refused by the reader: one line naming it)
     # Only when the file exists: yaml costs time at startup. Bounded in size and in aliases (an
     # alias bomb is one line naming the file, like any file that is not YAML).
     from studytui.guide.yamlio import load_user_yaml

@@ -29,6 +29,7 @@ HOPS = "_studytui_hops"  # how often the key was re-sent
 SERIAL = "_studytui_serial"  # arrival order
 MAX_HOPS = 6
 SETTLE_WAIT = 0.5  # seconds a field waits, at most, for the keys before it
+MAX_UNSETTLED = 256
 
 
 def focus_now(widget: Any) -> None:
@@ -81,6 +82,9 @@ class KeyRouting:
     def _track(self, event: events.Key) -> int:
         if self._keys_unsettled is None:
             self._keys_unsettled = {}
+        if len(self._keys_unsettled) > MAX_UNSETTLED:  # taken silently by some widget: forget the oldest
+            for number in sorted(self._keys_unsettled)[: len(self._keys_unsettled) - MAX_UNSETTLED]:
+                self._keys_unsettled.pop(number).set()
         self._key_serial += 1
         setattr(event, SERIAL, self._key_serial)
         self._keys_unsettled[self._key_serial] = asyncio.Event()

@@ -478,3 +478,88 @@ async def test_explain_panel_shows_the_calculators_formulas(calc_app):
         await pilot.pause()
         about = widget_text(screen.query_one("#calc-text"))
         assert screen.result.assumptions[0][:40] in about
+
+
+# --- 80 columns (issue 23): hints, inline errors and the picker readable at 80x24 ---------------
+def shown_on_screen(app) -> str:
+    from .support import screen_text
+
+    return screen_text(app)
+
+
+async def test_at_80x24_no_hint_is_cut_and_the_focused_fields_whole_hint_is_shown(calc_app):
+    from studytui.tui.calc.form import field_hint
+
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name in CALCULATORS:
+            screen = await open_calc(app, pilot, name)
+            await pilot.pause()
+            for field_name, row in screen.form.rows.items():
+                control = row.control
+                if isinstance(control, Input) and control.is_mounted and not control.value:
+                    # Was "instead o…", "a time yo…", "per GPU p…": now the hint or its essential part.
+                    assert "…" not in control.placeholder, f"{name}.{field_name}: {control.placeholder!r}"
+                    assert len(control.placeholder) <= control.content_size.width, f"{name}.{field_name}"
+        screen = await open_calc(app, pilot, "roofline")
+        lines = shown_on_screen(app).splitlines()
+        row = next(line for line in lines if line.lstrip().startswith("intensity (FLOP/B)"))
+        assert "optional" in row and "instead o" not in row
+        row = next(line for line in lines if line.lstrip().startswith("measured time"))
+        assert "optional" in row and "a time yo" not in row
+        for field in ("intensity", "time", "flops"):
+            screen.form.rows[field].control.focus()
+            spec_field = next(f for f in screen.spec.fields if f.name == field)
+            whole = f"{spec_field.label}: {field_hint(spec_field)}"
+            # Whole, wrapped on the line(s) under the form, in the left pane.
+            def left_pane() -> str:
+                hint = screen.query_one("#calc-field-hint").region
+                lines = shown_on_screen(app).splitlines()[hint.y: hint.bottom]
+                return flat(" ".join(line[hint.x: hint.right] for line in lines))
+
+            assert await wait_until(pilot, lambda: whole in left_pane()), (whole, left_pane())
+        await pilot.press("f1")  # every field's whole hint in the help too
+        assert await wait_until(pilot, lambda: app.screen.query("#help-table"))
+        table = app.screen.query_one("#help-table")
+        help_text = flat("\n".join(strip.text for strip in table.render_lines(Region(0, 0, *table.region.size))))
+        assert "intensity (FLOP/B): instead of one of flops/bytes" in help_text
+        assert "measured time: a time you measured; adds achieved rates and the physics-floor check" in help_text
+
+
+async def test_at_80x24_a_field_error_is_on_full_width_lines_under_the_field(calc_app):
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "roofline")
+        await type_into(pilot, screen, "flops", "abc")
+        await pilot.pause()
+        row = screen.form.rows["flops"]
+        error = row.error
+        assert error is not None and error.display
+        grid = row.control.parent
+        # Under the label and the control (it was an 8-cell column under the control alone).
+        assert error.region.x == row.label.region.x and error.region.width == grid.content_region.width
+        assert error.region.y == row.control.region.bottom
+        lines = [line.rstrip() for line in widget_text(error).splitlines()]
+        assert len(lines) <= 3 and all(len(line) > 20 for line in lines[:-1]), lines
+        assert flat(row.message) in flat(" ".join(lines))
+        following = screen.form.rows["bytes"].label
+        assert following.region.y == error.region.bottom  # no empty rows between
+        await type_into(pilot, screen, "flops", "2e12")  # fixed: the reason goes, the rows close up
+        await pilot.pause()
+        assert not error.display and following.region.y == row.control.region.bottom
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_gpu_picker_headings_are_whole(calc_app, size):
+    app = calc_app()
+    async with app.run_test(size=size) as pilot:
+        await open_calc(app, pilot, "roofline")
+        await pilot.press("ctrl+g")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, GpuPickerScreen))
+        await pilot.press(*"h100 sxm")
+        assert await wait_until(pilot, lambda: "h100-sxm" in shown_on_screen(app))
+        text = shown_on_screen(app)
+        assert "vendor peak" in text and "measured" in text  # was "vend… peak" at 80 columns
+        assert "vend…" not in text and "meas…" not in text
+        detail = widget_text(app.screen.query_one("#gpu-detail"))
+        assert "peak bf16" in flat(detail) and "…" not in detail

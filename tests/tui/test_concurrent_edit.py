@@ -46,7 +46,7 @@ async def test_cli_writes_while_the_app_edits_keep_both_and_the_state(make_app, 
         await pilot.pause()
         stored = store.get_note(ENTRY)
         assert "from the CLI" in stored and "v1 + typed" in stored  # both kept
-        assert any("Both versions kept" in (n.title or "") for n in notifications(app))
+        assert any("a clash kept twice" in (n.title or "") for n in notifications(app))
         assert store.progress(ENTRY).state == "done"
         assert isinstance(app.screen, MainScreen)
         await pilot.press("o")  # opening the source must not lower done to learning

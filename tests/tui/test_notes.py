@@ -192,7 +192,7 @@ async def test_E_keeps_both_when_the_note_changed_while_the_editor_was_open(make
         stored = store.get_note("roofline")
         assert "before and edited in $EDITOR" in stored
         assert "written from the CLI while the editor was open" in stored
-        assert any(n.title == "Both versions kept" for n in notifications(app))
+        assert any(n.title == "Merged; a clash kept twice" for n in notifications(app))
     other.close()
 
 
@@ -203,10 +203,13 @@ def test_a_huge_note_is_previewed_in_part_and_says_how_to_see_all():
     assert f"of {len(text):,} characters" in shown and "**E**" in shown and "studytui note ID" in shown
 
 
-async def test_a_huge_note_does_not_freeze_the_app(make_app, store):
+async def test_a_huge_note_does_not_freeze_the_app(make_app, store, monkeypatch):
     import time
 
+    # A note from before the 8 MiB limit on note writes (NOTE_LIMIT): still opened, never frozen on.
+    monkeypatch.setattr("studytui.store.model.NOTE_LIMIT", 64 * 1024 * 1024)
     store.set_note("stream-k", "x" * 44_000_000)
+    monkeypatch.undo()
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         start = time.monotonic()

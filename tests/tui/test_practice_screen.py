@@ -221,3 +221,24 @@ async def test_review_due_problems_lists_what_is_due(real_app, store):
         assert "◆0/" in str(app.main_screen.tree.section_node("kernel-optimization").label)
         screen = await _open(pilot, due=True)
         assert screen.problem_ids == ["ko-gemm-intensity"] and "1 due for review" in _text(screen, "#practice-title")
+
+
+async def test_previous_and_next_problem_keys_and_ctrl_p_stays_the_palette(real_app):
+    """ctrl+p was documented as "previous problem", but the App's command palette takes it first:
+    an answer typed next went into the palette. Previous is ctrl+b (or PageUp), next ctrl+n (or PageDown)."""
+    from textual.command import CommandPalette
+
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, section="start-here")
+        first = screen.variant.problem.id
+        for forward, back in (("ctrl+n", "ctrl+b"), ("pagedown", "pageup")):
+            await pilot.press(forward)
+            await pilot.pause()
+            assert screen.variant.problem.id == screen.problem_ids[1]
+            await pilot.press(back)
+            await pilot.pause()
+            assert screen.variant.problem.id == first
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert isinstance(app.screen, CommandPalette)

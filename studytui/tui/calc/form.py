@@ -8,10 +8,12 @@ own: `values()` returns the raw strings for CalcSpec.run, exactly as typed.
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Mapping
 
 from textual.app import ComposeResult
 from textual.containers import Grid, VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.suggester import SuggestFromList
 from textual import events
@@ -96,6 +98,52 @@ def one_line_reason(field: FieldSpec, message: str) -> str:
     return first
 
 
+class FieldErrorLine(Static):
+    """The reason a field's value is bad, on full-width lines under the field (label and control
+    columns both: `column-span: 2`). Textual's grid sizes an auto row from each column's width on
+    its own, so a spanning cell was measured at the label's 21 cells and left empty rows; the
+    height here is measured at the grid's whole width."""
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return super().get_content_height(container, viewport, max(width, container.width - self.styles.gutter.width))
+
+
+def field_hint(field: FieldSpec) -> str:
+    """Everything the form knows about a field, for the hint line under the form, the tooltip
+    and F1: its help, its default and (for the GPU) the picker's key."""
+    parts = [field.help] if field.help else []
+    if field.default is not None and f"default {field.default}" not in field.help:
+        parts.append(f"default {field.default}")
+    if field.kind == "gpu":
+        parts.append("ctrl+g chooses from the catalog")
+    return "; ".join(parts)
+
+
+_EXAMPLE = re.compile(r"\be\.g\. ([^\s,;)]+)")
+
+
+def short_placeholder(full: str, field: FieldSpec, width: int) -> str:
+    """The placeholder in `width` cells: the whole text when it fits, else the part that matters
+    most (the default, an example, or "optional": an empty field means the calculator's own
+    default), never a help text cut after a few letters. The whole hint is on the line under
+    the form while the field has focus, in its tooltip and in F1."""
+    if len(full) <= width:
+        return full
+    candidates = []
+    if field.default is not None:
+        candidates.append(f"default {field.default}")
+    example = _EXAMPLE.search(field.help or "")
+    if example:
+        candidates.append(f"e.g. {example.group(1)}")
+    if field.default is None:
+        candidates.append("optional")
+    for text in candidates:
+        if len(text) <= width:
+            return text
+    best = candidates[0] if candidates else full
+    return best[: max(0, width - 1)] + "…" if width > 0 else ""
+
+
 class FieldRow:
     """One field's label, control and (when the value is bad) the reason under it.
 
@@ -110,7 +158,6 @@ class FieldRow:
         self.placeholder = ""
         self.control = self._control(value, cursor_blink)
         self.error: Static | None = None
-        self._pad: Static | None = None
         self.message: str | None = None
 
     def widgets(self) -> list[Widget]:
@@ -122,9 +169,7 @@ class FieldRow:
 
     def _control(self, value: str, cursor_blink: bool) -> Input | ChoiceField:
         field = self.field
-        tooltip = field.help or None
-        if field.kind == "gpu":
-            tooltip = f"{field.help}; ctrl+g chooses from the catalog" if field.help else "ctrl+g chooses from the catalog"
+        tooltip = field_hint(field) or None
         if uses_select(field):
             options = _select_options(field, self._models)
             if value and value not in [v for _label, v in options]:
@@ -168,22 +213,17 @@ class FieldRow:
         self.label.set_class(bool(message), "-invalid")
         if message:
             if self.error is None:
-                # Under the control, with an empty cell under the label (a cell spanning both
-                # columns leaves a stray empty row in Textual's grid).
-                self._pad = Static("", classes="field-error-pad")
-                self.error = Static("", classes="field-error", markup=False)
+                # Under the label and the control, the whole width of the form.
+                self.error = FieldErrorLine("", classes="field-error", markup=False)
                 parent = self.control.parent
                 if parent is not None:
-                    parent.mount(self._pad, self.error, after=self.control)
+                    parent.mount(self.error, after=self.control)
+            # A GPU's list of every known id goes to the picker (ctrl+g); the rest wraps.
             self.error.update(f"✗ {one_line_reason(self.field, message)}")
-            # A GPU's suggestions stay on one line (the picker has the rest); other reasons wrap.
-            self.error.set_class(self.field.kind == "gpu", "-one-line")
             self.error.tooltip = message  # the whole reason, on hover
             self.error.display = True
-            self._pad.display = True
         elif self.error is not None:
             self.error.display = False
-            self._pad.display = False
 
 
 class CalcForm(VerticalScroll):
@@ -194,9 +234,7 @@ class CalcForm(VerticalScroll):
     CalcForm .field-grid { layout: grid; grid-size: 2; grid-columns: 21 1fr; grid-rows: auto; height: auto; }
     CalcForm .field-label { padding: 0 1 0 0; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     CalcForm .field-label.-invalid { color: $error; text-style: bold; }
-    CalcForm .field-error { color: $error; }
-    CalcForm .field-error.-one-line { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    CalcForm .field-error-pad { height: 1; }
+    CalcForm .field-error { color: $error; column-span: 2; }
     CalcForm GroupToggle { height: 1; color: $text-muted; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     CalcForm GroupToggle:focus { background: $block-cursor-background; color: $block-cursor-foreground; }
     CalcForm .group-grid { padding-left: 1; }
@@ -285,14 +323,14 @@ class CalcForm(VerticalScroll):
         self.call_after_refresh(self.fit_placeholders)
 
     def fit_placeholders(self) -> None:
-        """Placeholders cut to their field with an ellipsis, never clipped mid-word silently."""
+        """Placeholders that fit their field: the whole hint, or its essential part (the full
+        hint is on the form's hint line while the field has focus)."""
         for row in self.rows.values():
             control = row.control
             if isinstance(control, Input) and row.placeholder and control.is_mounted:
                 width = control.content_size.width
                 if width > 0:
-                    full = row.placeholder
-                    control.placeholder = full if len(full) <= width else full[: max(0, width - 1)] + "…"
+                    control.placeholder = short_placeholder(row.placeholder, row.field, width)
 
     def on_group_toggle_toggled(self, event: GroupToggle.Toggled) -> None:
         event.stop()

@@ -53,27 +53,32 @@ def _measured_peak(measured: dict[str, Any] | None, dtype: str) -> tuple[float |
     return None, None
 
 
-def _with_ratio(value: float | None, ratio: float | None, fmt) -> str:
+def _ratio_text(value: float | None, ratio: float | None, fmt, short: bool = False) -> str:
     if value is None:
         return "-"
-    return fmt(value) + (f" ({format_percent(ratio)} of vendor)" if ratio else "")
+    return fmt(value) + (f" ({format_percent(ratio)}{'' if short else ' of vendor'})" if ratio else "")
 
 
-def figure_rows(acc: Accelerator, measured: dict[str, Any] | None) -> list[tuple[str, str, str]]:
-    """(figure, vendor peak, measured) rows for the picker's table."""
+def figure_rows(acc: Accelerator, measured: dict[str, Any] | None, short: bool = False) -> list[tuple[str, str, str]]:
+    """(figure, vendor peak, measured) rows for the picker's table. `short`: a measured figure's
+    share of the vendor peak as "(72.2%)", for a narrow table whose heading says what it is."""
     rows: list[tuple[str, str, str]] = []
+
+    def measured_text(value: float | None, ratio: float | None, fmt: Any) -> str:
+        return _ratio_text(value, ratio, fmt, short)
+
     for dtype in available_dtypes(acc):
         key = next(k for k in peak_keys(dtype) if k in acc.peak_flops)
         value, ratio = _measured_peak(measured, dtype)
         name = dtype if key == dtype else f"{dtype} ({key})"
-        rows.append((f"peak {name}", format_flops_rate(acc.peak_flops[key]), _with_ratio(value, ratio, format_flops_rate)))
+        rows.append((f"peak {name}", format_flops_rate(acc.peak_flops[key]), measured_text(value, ratio, format_flops_rate)))
     ratios = (measured or {}).get("ratios") or {}
-    rows.append(("memory bandwidth", format_rate(acc.mem_bw), _with_ratio((measured or {}).get("mem_bw"), ratios.get("mem_bw"), format_rate)))
+    rows.append(("memory bandwidth", format_rate(acc.mem_bw), measured_text((measured or {}).get("mem_bw"), ratios.get("mem_bw"), format_rate)))
     if acc.link_bw_per_direction is not None:
         rows.append((
             "link, per direction",
             f"{format_rate(acc.link_bw_per_direction)} ({acc.interconnect_name or 'scale-up'})",
-            _with_ratio((measured or {}).get("link_bw_per_direction"), ratios.get("link_bw_per_direction"), format_rate),
+            measured_text((measured or {}).get("link_bw_per_direction"), ratios.get("link_bw_per_direction"), format_rate),
         ))
     if acc.memory_bytes is not None:
         rows.append(("memory", f"{acc.memory_gb:g} {acc.memory_unit} ({format_size(acc.memory_bytes, binary=True)})", ""))

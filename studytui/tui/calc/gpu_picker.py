@@ -22,17 +22,28 @@ from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, prove
 from studytui.tui.widgets.inputs import OrderedInput
 
 
-def gpu_details(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None) -> Table:
-    """A table of the accelerator's figures, vendor beside measured, then where they come from."""
+def gpu_details(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None, narrow: bool = False) -> Table:
+    """A table of the accelerator's figures, vendor beside measured, then where they come from.
+
+    `narrow` (an 80-column terminal, about 45 cells for the table): the figure names wrap, the
+    headings keep their width (they were cut to "vend… peak"), and a measured figure's share of
+    the vendor peak is "(72.2%)", the heading saying of what."""
     measured = measured_for(acc, data_dir)
     table = Table(title=f"{acc.name} ({acc.id}) - {acc.vendor}", title_justify="left", expand=True, show_edge=False)
-    table.add_column("figure", no_wrap=True)
-    table.add_column("vendor peak")
-    table.add_column("measured")
-    for figure, vendor, meas in figure_rows(acc, measured):
+    rows = figure_rows(acc, measured, short=narrow)
+    if narrow:
+        longest_word = max((len(word) for figure, _v, _m in rows for word in figure.split()), default=6)
+        table.add_column("figure", min_width=max(6, longest_word))
+        table.add_column("vendor peak", min_width=len("vendor peak"))
+        table.add_column("measured (% of vendor)" if measured else "measured", min_width=len("measured"))
+    else:
+        table.add_column("figure", no_wrap=True)
+        table.add_column("vendor peak")
+        table.add_column("measured")
+    for figure, vendor, meas in rows:
         table.add_row(figure, vendor, meas)
     notes = Table.grid(expand=True)
-    notes.add_column()
+    notes.add_column(overflow="fold")  # a long source URL folds whole, never cut with …
     for line in provenance_lines(acc, measured):
         notes.add_row(Text(line, style="dim"))
     outer = Table.grid(expand=True)
@@ -53,6 +64,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
     }
     #gpu-search { margin-bottom: 1; }
     #gpu-list { width: 38%; min-width: 24; height: 1fr; }
+    #gpu-picker-box.-narrow #gpu-list { width: 24; }
     #gpu-detail-scroll { width: 1fr; height: 1fr; padding: 0 1; }
     #gpu-hint { color: $text-muted; height: 1; }
     """
@@ -82,9 +94,25 @@ class GpuPickerScreen(ModalScreen["str | None"]):
                     yield Static(id="gpu-detail")
             yield Static("Enter: choose   Escape: back   Up/Down: browse", id="gpu-hint")
 
+    # Below this many columns the table of figures gets its narrow form (see gpu_details).
+    NARROW_BELOW = 100
+
+    @property
+    def narrow(self) -> bool:
+        return self.app.size.width < self.NARROW_BELOW
+
     def on_mount(self) -> None:
+        self.query_one("#gpu-picker-box").set_class(self.narrow, "-narrow")
         self._filter("")
         self.query_one("#gpu-search", Input).focus()
+
+    def on_resize(self) -> None:
+        box = self.query_one("#gpu-picker-box")
+        if box.has_class("-narrow") != self.narrow:
+            box.set_class(self.narrow, "-narrow")
+            index = self.option_list.highlighted
+            if index is not None and index < len(self.shown):
+                self._show(self.shown[index])
 
     @property
     def option_list(self) -> OptionList:
@@ -109,7 +137,7 @@ class GpuPickerScreen(ModalScreen["str | None"]):
         self._show(self.shown[index])
 
     def _show(self, acc: Accelerator) -> None:
-        self.query_one("#gpu-detail", Static).update(gpu_details(acc, self.data_dir))
+        self.query_one("#gpu-detail", Static).update(gpu_details(acc, self.data_dir, narrow=self.narrow))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -29,7 +30,7 @@ from studytui.calc.units import FieldError
 from studytui.errors import StudyError
 from studytui.tui.calc import prefs
 from studytui.tui.calc.choice import ChoiceField
-from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, one_line_reason
+from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, GroupToggle, field_hint, one_line_reason
 from studytui.tui.calc.gpu_info import available_dtypes
 from studytui.tui.calc.note_table import calculation_markdown
 from studytui.calc.form_values import initial_values
@@ -128,6 +129,7 @@ class CalculatorScreen(Screen[None]):
     #calc-body { height: 1fr; }
     #calc-left { width: 42%; min-width: 34; max-width: 60; border-right: vkey $panel-lighten-2; padding: 0 0 0 1; }
     #calc-right { width: 1fr; padding: 0 1; }
+    #calc-field-hint { height: auto; max-height: 6; padding: 0 1 0 0; color: $text-muted; border-top: solid $panel-lighten-2; }
     #calc-status { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     #calc-status.-invalid { color: $error; text-style: bold; }
     #calc-results-scroll { height: auto; max-height: 50%; scrollbar-size-vertical: 1; }
@@ -203,6 +205,8 @@ class CalculatorScreen(Screen[None]):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
                 blink = cursor_blink_of(self.app)
                 yield CalcForm(self.spec, values, models, gpu_names, cursor_blink=blink, id="calc-form")
+                # The focused field's whole hint (its placeholder shows only what fits).
+                yield Static("", id="calc-field-hint")
             with Vertical(id="calc-right"):
                 yield Static("", id="calc-status")
                 with VerticalScroll(id="calc-results-scroll"):
@@ -237,6 +241,22 @@ class CalculatorScreen(Screen[None]):
     @property
     def form(self) -> CalcForm:
         return self.query_one("#calc-form", CalcForm)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._show_field_hint(event.widget)
+
+    def _show_field_hint(self, widget: Any) -> None:
+        """Under the form: the focused field's label and whole hint, wrapped (issue 23: at 80
+        columns a field is ten cells wide and its placeholder shows only the essential part)."""
+        hint = self.query_one("#calc-field-hint", Static)
+        row = next((r for r in self.form.rows.values() if r.control is widget), None)
+        if row is not None:
+            text = field_hint(row.field)
+            label = Content.styled(row.field.label, "bold")
+            hint.update(label + Content(f": {text}") if text else label)
+        elif isinstance(widget, GroupToggle):
+            hint.update(Content.styled(widget.title_text, "bold") + Content(": Enter or space opens or closes these fields"))
+        # Anything else (the results, a scrollbar): the last field's hint stays.
 
     def _title_text(self, values: Mapping[str, str]) -> str:
         """The title line: the calculator, then what the inputs are now (the try-it's own words

@@ -52,8 +52,10 @@ class PracticeScreen(Screen[None]):
         Binding("escape", "close", "Back", id="practice-back"),
         Binding("ctrl+s", "solution", "Solution", id="practice-solution", tooltip="Show the worked solution"),
         Binding("ctrl+o", "open_calculator", "Calculator", id="practice-calculator", tooltip="Open the calculator with this variant"),
-        Binding("ctrl+n", "move(1)", "Next", id="practice-next", tooltip="Next problem"),
-        Binding("ctrl+p", "move(-1)", "Prev", id="practice-previous", show=False, tooltip="Previous problem"),
+        Binding("ctrl+n,pagedown", "move(1)", "Next", id="practice-next", tooltip="Next problem"),
+        # Not ctrl+p: the App's command palette takes that key first, everywhere (an answer typed
+        # after it went into the palette, and Enter jumped to some entry).
+        Binding("ctrl+b,pageup", "move(-1)", "Prev", id="practice-previous", show=False, tooltip="Previous problem"),
     ]
 
     def __init__(self, state: PracticeState, problem_ids: list[str], heading: str, notice: str = "") -> None:

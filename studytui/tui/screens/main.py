@@ -184,14 +184,20 @@ class MainScreen(Screen[None]):
         if self.study_app.session.read_only:
             text = "READ-ONLY (nothing is saved)  │  " + text
         section = self._section_of_position()
+        practice = getattr(self.study_app, "practice_state", None)
+        tail = f"  │  {practice.status_text()}" if practice is not None and practice.status_text() else ""
         if section is not None:
             for item in summary.sections:
                 if item.id == section.id:
                     c = item.counts
-                    text += f"  │  {section.title}: {c.done + c.skipped}/{c.total}"
-        practice = getattr(self.study_app, "practice_state", None)
-        if practice is not None and practice.status_text():
-            text += f"  │  {practice.status_text()}"
+                    count = f": {c.done + c.skipped}/{c.total}"
+                    title = section.title
+                    # At 80 columns the section's title gives way, never its count.
+                    room = self.size.width - len(text) - len("  │  ") - len(count) - len(tail)
+                    if self.size.width and len(title) > room:
+                        title = title[: max(room - 1, 8)].rstrip() + "…"
+                    text += f"  │  {title}{count}"
+        text += tail
         status = self.query_one("#status", Static)
         if status.content != (line := Content(text)):
             status.update(line, layout=False)  # one fixed line (studytui.tcss): its size never changes
