@@ -42,7 +42,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 SLOW = (
     "tests/tui/test_key_bursts.py",
     "tests/tui/test_study_keys_terminal.py",
-    "tests/test_serve.py::test_keys_typed_together",
     "tests/test_store_durability.py::test_kill_9",
     "tests/tui/test_calc_screens.py::test_every_screen",
     "tests/test_serve.py::test_app_in_a_browser",

@@ -148,6 +148,25 @@ def progress(data: Path) -> dict:
     return json.loads(done.stdout)
 
 
+def settled_states(data: Path, expected: dict[str, str], what: str) -> None:
+    """Wait until the store holds exactly `expected` (states other than pending), and it stays so."""
+    from studytui.store import open_store
+
+    def states() -> dict[str, str]:
+        store = open_store(data)
+        try:
+            return {k: p.state for k, p in store.states().items() if p.state != "pending"}
+        finally:
+            store.close()
+
+    deadline = time.monotonic() + 30
+    while states() != expected:
+        assert time.monotonic() < deadline, f"{what}: {states()} != {expected}"
+        time.sleep(0.1)
+    time.sleep(0.4)  # and nothing late changes it
+    assert states() == expected, what
+
+
 def test_app_in_a_browser(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
     pytest.importorskip("textual_serve", reason="needs the 'serve' extra (textual-serve)")
@@ -220,6 +239,18 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
                 assert refused == [] and len(sockets) == 2 and sockets[1].startswith(sockets[0].split("&?")[0] + "&?")
                 assert page.context.cookies() == [] and page.url == url
                 page.locator(".xterm").first.click()
+                # Issue 23: keys typed with no delay (`nnnnn` used to move two entries, `nd` marked the
+                # entry just left) each act on the entry the key before left on screen.
+                entries = load_guide().entries
+                ids = [e.id for e in entries]
+                expected = {first.id: "done"}
+                for keys, entry, state in (("nd", 1, "done"), ("n" * 10 + "d", 11, "done"), ("pl", 10, "learning"),
+                                           (("/deepgemm", "Enter", "nd"), ids.index("deepgemm") + 1, "done")):
+                    for part in (keys,) if isinstance(keys, str) else keys:
+                        page.keyboard.press(part) if part == "Enter" else page.keyboard.type(part, delay=0)
+                    expected[entries[entry].id] = state
+                    settled_states(data, expected, " ".join(keys) if not isinstance(keys, str) else keys)
+                noted = entries[ids.index("deepgemm") + 1]
                 # A note typed in the browser, the server stopped at once: the tab's app saves it on the way out.
                 page.keyboard.press("e")
                 page.wait_for_timeout(800)
@@ -244,72 +275,7 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
     done = subprocess.run([*CLI, "--data-dir", str(data), "export", "-", "--format", "json"], capture_output=True, text=True, check=True)
     entries = {e["entry_id"]: e for e in json.loads(done.stdout)["entries"]}
     assert entries[first.id]["state"] == "done"
-    assert entries[first.id]["note"] == "typed in the browser"
-
-
-def test_keys_typed_together_in_the_browser_act_on_the_entry_on_screen(tmp_path: Path) -> None:
-    """Issue 23 in the browser: keys typed with no delay (`nnnnn` used to move two entries, `nd`
-    marked the entry just left) each act on the entry the key before left on screen."""
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    pytest.importorskip("textual_serve", reason="needs the 'serve' extra (textual-serve)")
-    chromium = find_chromium()
-    if chromium is None:
-        pytest.skip("Chromium not found (apt-get install chromium, or set STUDYTUI_CHROMIUM); browser test of 'studytui serve' skipped")
-    from studytui.store import open_store
-
-    entries = load_guide().entries
-    ids = [e.id for e in entries]
-    data = tmp_path / "data"
-
-    def states() -> dict[str, str]:
-        store = open_store(data)
-        try:
-            return {k: p.state for k, p in store.states().items() if p.state != "pending"}
-        finally:
-            store.close()
-
-    def settled(expected: dict[str, str], what: str) -> None:
-        deadline = time.monotonic() + 30
-        while states() != expected:
-            assert time.monotonic() < deadline, f"{what}: {states()} != {expected}"
-            time.sleep(0.1)
-        time.sleep(0.4)  # and nothing late changes it
-        assert states() == expected, what
-
-    proc, url, _port = start_server(data)
-    try:
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
-            try:
-                page = browser.new_page(viewport={"width": 1200, "height": 760})
-                received: list[str] = []
-                page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(
-                    payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload)))
-                page.goto(url, wait_until="domcontentloaded")
-                deadline = time.monotonic() + 60
-                while "Done" not in "".join(received):
-                    assert time.monotonic() < deadline, "the app's first frame never reached the browser"
-                    page.wait_for_timeout(100)
-                page.locator(".xterm").first.click()
-                expected: dict[str, str] = {}
-                page.keyboard.type("nd", delay=0)
-                expected[entries[1].id] = "done"
-                settled(expected, "nd")
-                page.keyboard.type("n" * 10 + "d", delay=0)
-                expected[entries[11].id] = "done"
-                settled(expected, "ten n then d")
-                page.keyboard.type("pl", delay=0)
-                expected[entries[10].id] = "learning"
-                settled(expected, "pl")
-                page.keyboard.type("/deepgemm", delay=0)
-                page.keyboard.press("Enter")
-                page.keyboard.type("nd", delay=0)
-                expected[entries[ids.index("deepgemm") + 1].id] = "done"
-                settled(expected, "/deepgemm Enter nd")
-            finally:
-                browser.close()
-    finally:
-        stop_server(proc)
+    assert entries[noted.id]["note"] == "typed in the browser"
 
 
 def test_server_log_lines_are_one_line_without_traceback() -> None:

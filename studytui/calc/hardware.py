@@ -123,6 +123,20 @@ class Accelerator:
         }
 
 
+def memory_text(acc: Accelerator) -> str | None:
+    """How an accelerator's memory capacity is read, in one sentence (the CLI and the app's GPU
+    picker both say this). A vendor "GB" is read as GiB: the two differ by 7%, so both are named."""
+    from studytui.calc.units import format_size
+
+    if acc.memory_datasheet_bytes:
+        return (f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
+                f"(datasheet {acc.memory_gb:g} {acc.memory_unit}); the calculators use the reported figure")
+    if acc.memory_bytes:
+        return (f"{acc.memory_gb:g} {acc.memory_unit} as printed, read as {acc.memory_gb:g} GiB "
+                f"(~{format_size(acc.memory_bytes)})")
+    return None
+
+
 def _num(value: Any, where: str, name: str) -> float | None:
     if value is None:
         return None

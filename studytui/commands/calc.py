@@ -355,7 +355,7 @@ def _print_gpu(acc: Any) -> None:
     from rich.text import Text
 
     from studytui.calc.hardware import VENDOR_PEAK_LABEL
-    from studytui.calc.units import format_flops_rate, format_rate, format_size
+    from studytui.calc.units import format_flops_rate, format_rate
     from studytui.output import console, print_url, print_wrapped, visible
 
     out = console()
@@ -374,11 +374,10 @@ def _print_gpu(acc: Any) -> None:
             extra = f"  (datasheet with sparsity: {sparse / 1e12:,.4g} TOPS)"
         rows.append((f"peak {dtype} (dense)", rate + extra))
     rows.append(("HBM bandwidth", format_rate(acc.mem_bw)))
-    if acc.memory_datasheet_bytes:
-        rows.append(("memory", f"{acc.raw['memory_reported_mib']:,} MiB as the device reports it with ECC on "
-                     f"(datasheet {acc.memory_gb:g} {acc.memory_unit}); the calculators use the reported figure"))
-    elif acc.memory_bytes:
-        rows.append(("memory", f"{acc.memory_gb:g} {acc.memory_unit} as printed (~{format_size(acc.memory_bytes)}, read as GiB)"))
+    from studytui.calc.hardware import memory_text
+
+    if (memory := memory_text(acc)) is not None:
+        rows.append(("memory", memory))
     if acc.link_bw_bidir:
         rows.append(("scale-up link", f"{acc.interconnect_name}: {format_rate(acc.link_bw_bidir)} bidirectional = "
                      f"{format_rate(acc.link_bw_per_direction)} per direction"))

@@ -79,7 +79,7 @@ def parse_keymap(data: Any, known_ids: Iterable[str], where: str, warnings: list
             import difflib
 
             name = str(binding_id)
-            close = difflib.get_close_matches(name, sorted(known), n=1) if len(name) <= 60 else []
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.75) if len(name) <= 60 else []
             hint = f"; did you mean '{close[0]}'?" if close else " (the help screen, ?, lists every id)"
             shown = name if len(name) <= 60 else name[:59] + "…"
             problem(f"{where}: unknown binding id '{shown}' ignored{hint}")

@@ -10,8 +10,8 @@ import os
 from typing import Any
 
 from studytui.calc.dtypes import DTYPES, peak_keys
-from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator
-from studytui.calc.units import format_flops_rate, format_percent, format_rate, format_size
+from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, memory_text
+from studytui.calc.units import format_flops_rate, format_percent, format_rate
 from studytui.errors import StudyError
 
 
@@ -80,8 +80,8 @@ def figure_rows(acc: Accelerator, measured: dict[str, Any] | None, short: bool =
             f"{format_rate(acc.link_bw_per_direction)} ({acc.interconnect_name or 'scale-up'})",
             measured_text((measured or {}).get("link_bw_per_direction"), ratios.get("link_bw_per_direction"), format_rate),
         ))
-    if acc.memory_bytes is not None:
-        rows.append(("memory", f"{acc.memory_gb:g} {acc.memory_unit} ({format_size(acc.memory_bytes, binary=True)})", ""))
+    if (memory := memory_text(acc)) is not None:
+        rows.append(("memory", memory, ""))
     if acc.sm_count:
         rows.append(("SMs", str(acc.sm_count), ""))
     return rows
