@@ -76,9 +76,8 @@ BACKUP_HINT = "back up: studytui export FILE.json (studytui import FILE.json rea
 
 
 def exposure_warning(data: str | os.PathLike[str]) -> str | None:
-    """One line when other users of this machine can read the notes: the data directory can be
-    listed or entered by group or others, or the database (or its -wal/-shm file) is readable by
-    them. None when it is private (or not there yet: studytui creates it 0700, the database 0600)."""
+    """One line when other users of this machine can read the notes: the database (or its -wal/-shm
+    file) is readable by group or others (and then the directory too, if they can enter it). None when it is private (or not there yet: studytui creates it 0700, the database 0600)."""
     import stat
 
     directory = Path(data).expanduser()
@@ -88,20 +87,23 @@ def exposure_warning(data: str | os.PathLike[str]) -> str | None:
         st = os.stat(directory)
     except OSError:
         return None
-    if stat.S_ISDIR(st.st_mode) and st.st_mode & 0o055:
-        exposed.append(f"the data directory is {stat.filemode(st.st_mode)}")
-        fixes.append(f"chmod 700 {directory}")
+    # A directory others can list (a checkout's progress/ comes 0755 from git) shows them only file
+    # names: what holds the notes is the database, created 0600. So it is the files that count.
+    listable = stat.S_ISDIR(st.st_mode) and bool(st.st_mode & 0o055)
     files = []
     for name in ("studytui.db", "studytui.db-wal", "studytui.db-shm"):
         try:
             fst = os.stat(directory / name)
         except OSError:
             continue
-        if fst.st_mode & 0o044:
+        if stat.S_ISREG(fst.st_mode) and fst.st_mode & 0o044:  # (anything else is refused on open)
             files.append(f"{name} is {stat.filemode(fst.st_mode)}")
     if files:
         exposed.append(", ".join(files))
         fixes.append(f"chmod 600 {directory / 'studytui.db'}*")
+        if listable:
+            exposed.append(f"the data directory is {stat.filemode(st.st_mode)}")
+            fixes.append(f"chmod 700 {directory}")
     if not exposed:
         return None
     return f"other users on this machine can read your notes ({'; '.join(exposed)}); fix: {' && '.join(fixes)}"

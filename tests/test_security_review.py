@@ -137,23 +137,25 @@ def test_a_migration_backup_is_0600(tmp_path: Path) -> None:
 def test_where_warns_when_others_can_read_the_notes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     data = tmp_path / "shared"
     data.mkdir()
-    os.chmod(data, 0o755)
+    os.chmod(data, 0o755)  # as a checkout's progress/ comes from git
+    with open_store(data) as store:
+        store.set_note(FIRST, "SECRET")
+    # Others can list the folder, but the database is private (0600): no warning, the notes are safe.
+    assert json.loads(run(capsys, "--data-dir", str(data), "where", "--json")[1])["permissions_warning"] is None
+    assert "warning: other users" not in run(capsys, "--data-dir", str(data), "where")[1]
+    # A readable database is named, with the directory others can enter, and how to fix both.
+    os.chmod(data / "studytui.db", 0o644)
     code, out, err = run(capsys, "--data-dir", str(data), "where")
     assert code == 0, err
     flat = " ".join(out.split())  # (filled to the terminal's width)
-    assert flat.count("warning:") == 1 and "warning: other users on this machine can read your notes" in flat, out
-    assert "drwxr-xr-x" in flat and f"chmod 700 {data}" in flat
-    code, out, _ = run(capsys, "--data-dir", str(data), "where", "--json")
-    assert code == 0 and "drwxr-xr-x" in json.loads(out)["permissions_warning"]
-    # A readable database is named too; a private directory and database give no warning.
-    os.chmod(data, 0o700)
-    with open_store(data) as store:
-        store.set_note(FIRST, "SECRET")
-    assert json.loads(run(capsys, "--data-dir", str(data), "where", "--json")[1])["permissions_warning"] is None
-    assert "warning" not in run(capsys, "--data-dir", str(data), "where")[1]
-    os.chmod(data / "studytui.db", 0o644)
+    assert flat.count("warning: other users") == 1 and "other users on this machine can read your notes" in flat, out
+    assert "studytui.db is -rw-r--r--" in flat and "drwxr-xr-x" in flat and f"chmod 700 {data}" in flat
     shown = json.loads(run(capsys, "--data-dir", str(data), "where", "--json")[1])["permissions_warning"]
     assert "studytui.db is -rw-r--r--" in shown
+    # Private directory and database: nothing to say.
+    os.chmod(data, 0o700)
+    os.chmod(data / "studytui.db", 0o600)
+    assert json.loads(run(capsys, "--data-dir", str(data), "where", "--json")[1])["permissions_warning"] is None
 
 
 # -- 2. one note size limit on every write ----------------------------------------------------------
@@ -265,7 +267,7 @@ def test_vault_export_leaves_out_a_note_from_before_the_limit(capsys: pytest.Cap
             store.set_note(SECOND, "small")
     vault = tmp_path / "vault"
     code, _, err = run(capsys, "export", str(vault), "--format", "vault")
-    assert code == 0 and "its note is 8.0 MiB, more than the 8 MiB a note can hold" in err, err
+    assert code == 0 and "its note is 8,388,609 bytes, more than the 8 MiB a note can hold" in err, err
     assert not list(vault.rglob(f"{FIRST}.md"))
     _vault_file(vault, SECOND).write_text(_vault_file(vault, SECOND).read_text().replace("small", "edited"))
     code, out, err = run(capsys, "import", str(vault))
@@ -362,6 +364,19 @@ def test_gpus_and_import_of_a_fifo_exit_with_one_line(tmp_path: Path) -> None:
     proc = cli(["--data-dir", str(data), "import", "/dev/zero"], timeout=60)
     assert proc.returncode == 2
     one_line(proc.stderr, "/dev/zero: not a regular file")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_in_place_of_the_database_is_refused_without_blocking(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir(mode=0o700)
+    os.mkfifo(data / "studytui.db")
+    for argv in (["list"], ["note", FIRST, "--text", "x"]):
+        start = time.monotonic()
+        proc = cli(["--data-dir", str(data), *argv], timeout=60)
+        assert proc.returncode != 0 and time.monotonic() - start < 30, proc.stderr
+        one_line(proc.stderr, "studytui.db is not a regular file")
+    assert stat.S_ISFIFO(os.stat(data / "studytui.db").st_mode)  # left untouched
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -314,6 +314,11 @@ def test_page_asks_no_other_host() -> None:
     /><script src="http://127.0.0.1:8000/static/js/textual.js"></script></head>"""
     out = local_only(page)
     assert "googleapis" not in out and "xterm.css" in out and "textual.js" in out
+    # Under another name the browser used (a LAN address, 127.0.0.2), the page's own stylesheet stays.
+    lan = page.replace("127.0.0.1:8000", "192.168.5.7:8000")
+    out = local_only(lan, "192.168.5.7:8000")
+    assert "googleapis" not in out and "192.168.5.7:8000/static/css/xterm.css" in out
+    assert "xterm.css" not in local_only(page.replace("127.0.0.1:8000", "evil.example"), "192.168.5.7:8000")
 
 
 def test_shutdown_noise_from_a_closed_loop_is_dropped_and_nothing_else() -> None:
@@ -671,6 +676,21 @@ def test_the_printed_url_works(tmp_path: Path) -> None:
                 await receive_until(ws, "Done", 60)  # the footer of the app's first frame
             finally:
                 await ws.close()
+            # Tabs closed the moment their app starts drawing (a reload, a quick close): the app
+            # quits while the entry pane is still being built, without a traceback (it printed one).
+            for _ in range(3):
+                deadline = time.monotonic() + 30
+                while True:  # --max-tabs 1: wait for the last tab's slot to free
+                    try:
+                        ws = await session.ws_connect(ws_url + "?width=100&height=30", origin=origin)
+                        break
+                    except aiohttp.WSServerHandshakeError:
+                        assert time.monotonic() < deadline, "the closed tab's slot never freed"
+                        await asyncio.sleep(0.2)
+                try:
+                    await asyncio.wait_for(ws.receive(), 30)
+                finally:
+                    await ws.close()
 
     try:
         asyncio.run(visit())

@@ -473,3 +473,22 @@ def test_export_keeps_a_files_mode_and_leaves_a_read_only_file(vault: Path) -> N
     assert front(path_a)[1] == "a new text for A\n" and (os.stat(path_a).st_mode & 0o777) == 0o640
     assert path_c.read_bytes() == before_c and (os.stat(path_c).st_mode & 0o777) == 0o444
     assert any(f"{C.id}.md as it is: it is read-only (mode 0444)" in w for w in summary.warnings)
+
+
+def test_two_copies_too_large_together_change_nothing(
+    vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync tool's copy of a vault file: merged with the original, the note passes the limit.
+    The import is refused, naming both files, and no other note was changed first (one was)."""
+    import studytui.store.model as model
+
+    monkeypatch.setattr(model, "NOTE_LIMIT", 4000)
+    _with_body(entry_file(vault, B), "changed in the vault\n")  # would be applied on its own
+    original = entry_file(vault, A)
+    _with_body(original, "a" * 2500)
+    copy = original.with_name(f"{A.id} (sync conflict).md")
+    copy.write_text(original.read_text(encoding="utf-8").replace("a" * 2500, "b" * 2500), encoding="utf-8")
+    before = snapshot()
+    code, out, err = run(capsys, "import", str(vault))
+    assert code == 2 and "nothing was changed" in err and "sync conflict" in err and len(err.strip().splitlines()) == 1, err
+    assert snapshot() == before

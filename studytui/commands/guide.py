@@ -186,8 +186,7 @@ def _entry_markdown(e) -> str:
     if e.tags:
         lines.append(f"*Tags:* {', '.join(e.tags)}")
     if e.date:
-        label = "Verified on" if e.section_id == "frontier" else "Added to the guide"
-        lines.append(f"*{label}:* {e.date}")
+        lines.append(f"*{e.date_label}:* {e.date}")
     if e.placement == "inferred":
         lines.append("*Placement:* inferred (placed from the update notes; position not confirmed)")
     if not e.url:

@@ -74,6 +74,15 @@ class Entry:
     source_file: str = ""
     source_line: int = 0
 
+    @property
+    def date_label(self) -> str:
+        """What the entry's date means, in words: a Frontier entry read from the guide's Frontier
+        list was verified that day; an entry placed from the update notes (or outside Frontier)
+        was added to the guide that day, and nobody verified it then."""
+        if self.section_id == "frontier" and self.placement != "inferred":
+            return "Verified on"
+        return "Added to the guide"
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape used by `list --json`, `show --json` and `search --json`."""
         return {

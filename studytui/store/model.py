@@ -67,7 +67,10 @@ class NoteTooLarge(UsageError):
 def note_size_text(size: int) -> str:
     from studytui.fileio import MIB
 
-    return f"{size / MIB:.1f} MiB" if size >= MIB else f"{size / 1024:.0f} KiB"
+    text = f"{size / MIB:.1f} MiB" if size >= MIB else f"{size / 1024:.0f} KiB"
+    if size > NOTE_LIMIT and text == f"{NOTE_LIMIT / MIB:.1f} MiB":
+        return f"{size:,} bytes"  # just over: "8.0 MiB, more than 8 MiB" would read as a contradiction
+    return text
 
 
 def check_note(text: Any, what: str = "note", tail: str = "; not saved") -> str:

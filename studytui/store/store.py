@@ -184,6 +184,8 @@ class Store:
             return  # about to be created by the first write
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a database file; it was left untouched")
+        if not self.path.is_file():  # a FIFO would block the open below forever; a device is no database
+            raise StoreError(f"{self.path} is not a regular file, so not a database; it was left untouched")
         try:
             with open(self.path, "rb") as f:
                 header = f.read(len(SQLITE_MAGIC))

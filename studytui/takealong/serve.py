@@ -105,7 +105,7 @@ def app_command(data: Path, content: str | None, python: str | None = None) -> s
 
 # textual-serve's page asks Google for a web font it also ships itself; the page must work offline
 # and tell no one else that it was opened, so that <link> is taken out (the bundled font is used).
-_EXTERNAL_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"']https?://(?!127\.0\.0\.1|localhost|\[::1\])[^>]*>", re.S | re.I)
+_LINK = re.compile(r"<link\b[^>]*\bhref\s*=\s*[\"'](https?://[^\"'/]*)[^>]*>", re.S | re.I)
 
 # The cookie an older studytui set (`studytui-token-PORT`, host-wide: every port on that host got
 # it). Never read; a response to a request that brings one expires it.
@@ -122,9 +122,17 @@ PAGE_HEADERS = {
 }
 
 
-def local_only(html: str) -> str:
-    """The page without stylesheets fetched from other hosts."""
-    return _EXTERNAL_LINK.sub("", html)
+def local_only(html: str, authority: str = "127.0.0.1") -> str:
+    """The page without stylesheets fetched from hosts other than this server (`authority`: the
+    Host the browser used, already checked; the page's own stylesheets are written for it)."""
+    own = {f"http://{authority}".lower(), f"https://{authority}".lower()}
+    loopback = re.compile(r"https?://(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$", re.I)
+
+    def keep_ours(match: re.Match[str]) -> str:
+        origin = match.group(1).lower()
+        return match.group(0) if origin in own or loopback.match(origin) else ""
+
+    return _LINK.sub(keep_ours, html)
 
 
 def websocket_url(authority: str, token: str) -> str:
@@ -406,7 +414,7 @@ def study_server_class() -> type:
                 "application": {"name": self.title},
             }
             response = aiohttp_jinja2.render_template("app_index.html", request, context)
-            response.text = local_only(response.text)
+            response.text = local_only(response.text, authority)
             return response
 
         async def _take_tab(self) -> bool:

@@ -773,6 +773,10 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         if entry_id in incoming:  # two files for one entry (a copy in the vault): keep both texts
             prev_text, prev_base, prev_at, prev_rel = incoming[entry_id]
             merged, _ = merge_notes(prev_text, prev_at, text, at, f"vault file {f.rel}")
+            try:  # two copies (a sync tool's) can make one note too large together
+                check_note(merged, f"{prev_rel} and {f.rel} (two files for one entry), merged,", tail="")
+            except UsageError as exc:
+                raise UsageError(f"{shown(exc)}; nothing was changed") from None
             incoming[entry_id] = (merged, prev_base if prev_base == base else None, max(prev_at, at), prev_rel)
         else:
             incoming[entry_id] = (text, base, at, f.rel)
@@ -803,6 +807,12 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
         merge.append({"entry_id": entry_id, "state": "pending", "note": text, "note_updated_at": at})
 
     source = f"vault {report.source}"
+    # Every text is within the limits before anything is written: a refusal changes nothing.
+    for entry_id, _seen, text in replace:
+        try:
+            check_note(text, f"{incoming[entry_id][3]}: the note", tail="")
+        except UsageError as exc:
+            raise UsageError(f"{shown(exc)}; nothing was changed") from None
 
     def merge_in(entries: list[dict[str, Any]]) -> None:
         # One transaction that validates everything first: a refusal changes nothing.

@@ -31,6 +31,8 @@ def fire_everything(app, main=None, panel=None, other_store=None, entry_id="roof
         _ = main.current_entry
     if panel is not None:
         panel.sync_draft()
+        panel.show()  # the detail pane's replayed show_entry, as a served tab closes after its first frame
+        panel.refresh_preview()
         panel.draft_changed()
         panel._autosave()  # the autosave timers
         panel.cancel_timer()

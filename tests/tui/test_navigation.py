@@ -163,3 +163,23 @@ async def test_status_line_shows_overall_and_section_progress(make_app, store):
         app.jump_to("stream-k")
         await pilot.pause()
         assert "2. Kernel optimization: 2/4" in screen_text(app).splitlines()[0]
+
+
+async def test_the_header_keeps_every_count_whole_at_80_columns(make_app):
+    """Issue 23: at 80x24 the header cut the section's count (`…mental mod…: …`) and, once the
+    learner had practised, `0 due` (`0 d…`). Titles give way; counts never do."""
+    from types import SimpleNamespace
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        app.jump_to("roofline")
+        await pilot.pause()
+        for width in (78, 60, 118):
+            for practice in (None, SimpleNamespace(status_text=lambda: "Practice 12/61, 3 due")):
+                app.practice_state = practice
+                text = main.status_text(width)
+                assert len(text) <= width, (width, text)
+                assert text.endswith(": 0/3" if practice is None else "12/61, 3 due"), text
+                assert "Overall" in text and "0/9 " in text and ": 0/3" in text, text
+        app.practice_state = None

@@ -242,3 +242,30 @@ async def test_previous_and_next_problem_keys_and_ctrl_p_stays_the_palette(real_
         await pilot.press("ctrl+p")
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
+
+
+async def test_answer_keys_typed_together_land_in_order_and_enter_grades_what_was_typed(real_app, store):
+    """Issue 23: `C-u 7 Enter` in one read left the field empty and graded nothing; `abcd Left Left X`
+    gave `abcdX`. The answer field handles its editing keys in order with the text, and Enter
+    grades the text typed before it."""
+    from textual import events
+
+    from studytui.tui.practice.screen import AnswerInput
+
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, section="start-here")
+        field = screen.query_one(AnswerInput)
+        for key, char in [("a", "a"), ("b", "b"), ("c", "c"), ("d", "d"), ("left", None), ("left", None), ("X", "X")]:
+            app.post_message(events.Key(key, char))
+        for _ in range(6):
+            await pilot.pause()
+        assert field.value == "abXcd"
+        field.value = "5"
+        await pilot.pause()
+        for key, char in [("ctrl+u", None), ("7", "7"), ("enter", None)]:
+            app.post_message(events.Key(key, char))
+        for _ in range(6):
+            await pilot.pause()
+        attempts = store.attempts()
+        assert [a.answer for a in attempts] == ["7"], attempts

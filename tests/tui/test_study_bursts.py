@@ -187,3 +187,33 @@ async def test_tab_into_a_field_selects_it_so_typing_replaces_it(calc_app):
         await pilot.click(first)
         await settle(pilot)
         assert app.focused is first and first.selection.is_empty
+
+
+async def test_a_value_as_wide_as_its_field_stays_whole_when_tabbed_into(calc_app):
+    """At 80x24 the tile field, reached with Tab, showed `28x128x64` (scrolled by one for the
+    cursor after its end, and left so after Tab moved on) while the results said 128 x 128 x 64."""
+    from textual.widgets import Input
+
+    from studytui.tui.compat import screen_lines
+
+    from .test_calc_screens import open_calc
+
+    def shown() -> str:
+        return "\n".join("".join(segment.text for segment in line) for line in screen_lines(app))
+
+    app = calc_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_calc(app, pilot, "tile")
+        field = screen.form.rows["tile"].control
+        assert isinstance(field, Input) and len(field.value) >= field.content_size.width, (field.value, field.size)
+        for _ in range(12):  # Tab through the form, onto the tile field and past it
+            await pilot.press("tab")
+            await settle(pilot, 2)
+            if app.focused is field:
+                assert f" {field.value} " in shown(), shown()
+                await pilot.press("tab")
+                await settle(pilot)
+                break
+        else:
+            raise AssertionError("Tab never reached the tile field")
+        assert f" {field.value} " in shown(), shown()

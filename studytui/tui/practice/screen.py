@@ -23,6 +23,7 @@ from studytui.tui.format import visible_controls
 from studytui.tui.host import cursor_blink_of
 from studytui.tui.practice import PracticeState, practice_state, refresh_views
 from studytui.tui.widgets.footer import StudyFooter
+from studytui.tui.widgets.inputs import OrderedInput
 
 CALC_SCREEN = "calculators"
 
@@ -30,6 +31,17 @@ CALC_SCREEN = "calculators"
 def _plain(text: str) -> Content:
     """Content text as text: never markup, never control sequences."""
     return Content(visible_controls(text))
+
+
+class AnswerInput(OrderedInput):
+    """The answer field: its keys land in the order typed (C-u, arrows, BSpace in one read), and
+    Enter grades here, in the field's own queue, so keys typed after Enter in the same read are
+    not mixed into the answer being graded (studytui.tui.keyroute)."""
+
+    async def action_submit(self) -> None:
+        screen = self.screen
+        if isinstance(screen, PracticeScreen):
+            screen.grade(self.value)
 
 
 class PracticeScreen(Screen[None]):
@@ -55,7 +67,7 @@ class PracticeScreen(Screen[None]):
         Binding("ctrl+n,pagedown", "move(1)", "Next", id="practice-next", tooltip="Next problem"),
         # Not ctrl+p: the App's command palette takes that key first, everywhere (an answer typed
         # after it went into the palette, and Enter jumped to some entry).
-        Binding("ctrl+b,pageup", "move(-1)", "Prev", id="practice-previous", show=False, tooltip="Previous problem"),
+        Binding("ctrl+b,pageup", "move(-1)", "Prev", id="practice-previous", tooltip="Previous problem"),
     ]
 
     def __init__(self, state: PracticeState, problem_ids: list[str], heading: str, notice: str = "") -> None:
@@ -80,7 +92,7 @@ class PracticeScreen(Screen[None]):
             with VerticalScroll(id="practice-right"):
                 yield Static(id="practice-question")
                 yield Static(id="practice-meta")
-                answer = Input(placeholder="your answer, e.g. 31 ms", id="practice-answer")
+                answer = AnswerInput(placeholder="your answer, e.g. 31 ms", id="practice-answer")
                 answer.cursor_blink = cursor_blink_of(self.app)  # off in tests: stable snapshots
                 yield answer
                 yield Static(id="practice-feedback")
@@ -167,9 +179,13 @@ class PracticeScreen(Screen[None]):
     # --- grading ------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
+        self.grade(event.value)
+
+    def grade(self, value: str) -> None:
+        """Grade `value` as the answer to the variant on screen."""
         if self.variant is None:
             return
-        text = event.value.strip()
+        text = value.strip()
         if not text:
             return
         v = self.variant

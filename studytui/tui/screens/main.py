@@ -177,30 +177,44 @@ class MainScreen(Screen[None]):
         return text + (", " + ", ".join(extras) if extras else "")
 
     def update_status(self) -> None:
+        status = self.query_one("#status", Static)
+        if status.content != (line := Content(self.status_text(self.size.width - 2))):  # its padding: 1 a side
+            status.update(line, layout=False)  # one fixed line (studytui.tcss): its size never changes
+
+    def status_text(self, width: int) -> str:
+        """The header line, fitted to `width` cells: the counts always whole. Where it does not
+        fit (80 columns), the overall bar, then the practice wording, then the section's title give way."""
         summary = self.study_app.summary
         overall = summary.overall
         covered = overall.done + overall.skipped
-        text = f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}"
-        if self.study_app.session.read_only:
-            text = "READ-ONLY (nothing is saved)  │  " + text
-        section = self._section_of_position()
+        prefix = "READ-ONLY (nothing is saved)  │  " if self.study_app.session.read_only else ""
+        overalls = [
+            f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}",
+            f"Overall {covered}/{overall.total} ({percent(covered, overall.total)})",
+        ]
         practice = getattr(self.study_app, "practice_state", None)
-        tail = f"  │  {practice.status_text()}" if practice is not None and practice.status_text() else ""
+        said = practice.status_text() if practice is not None else ""
+        tails = [f"  │  {said}", f"  │  {said.replace('Practice ', '◆')}"] if said else [""]
+        section = self._section_of_position()
+        head, count = "", ""
         if section is not None:
-            for item in summary.sections:
-                if item.id == section.id:
-                    c = item.counts
-                    count = f": {c.done + c.skipped}/{c.total}"
-                    title = section.title
-                    # At 80 columns the section's title gives way, never its count.
-                    room = self.size.width - len(text) - len("  │  ") - len(count) - len(tail)
-                    if self.size.width and len(title) > room:
-                        title = title[: max(room - 1, 8)].rstrip() + "…"
-                    text += f"  │  {title}{count}"
-        text += tail
-        status = self.query_one("#status", Static)
-        if status.content != (line := Content(text)):
-            status.update(line, layout=False)  # one fixed line (studytui.tcss): its size never changes
+            c = next((item.counts for item in summary.sections if item.id == section.id), None)
+            if c is not None:
+                head, count = section.title, f": {c.done + c.skipped}/{c.total}"
+        if not head:
+            options = [prefix + o + t for o in overalls for t in tails]
+            return next((o for o in options if len(o) <= width or not width), options[-1])
+        sep = "  │  "
+        best = ""
+        for over in overalls:
+            for tail in tails:
+                room = width - len(prefix + over + sep + count + tail)
+                if not width or len(head) <= room:
+                    return f"{prefix}{over}{sep}{head}{count}{tail}"
+                best = f"{prefix}{over}{sep}{head[: max(room - 1, 10)].rstrip()}…{count}{tail}"
+                if room >= 20:  # a title cut this far still says which section it is
+                    return best
+        return best
 
     # --- showing things -----------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:

@@ -140,9 +140,8 @@ class DetailPane(VerticalScroll):
         where = entry.section_title + (f" › {entry.subsection_title}" if entry.subsection_title else "")
         body = entry.summary
         if entry.date:
-            # Frontier entries are re-verified on that date; elsewhere it is when the entry was added
-            # (from the guide's update notes), as `studytui show` says.
-            label = "Verified" if entry.section_id == "frontier" else "Added to the guide"
+            # What the date means (verified, or only added from the update notes), as `studytui show` says.
+            label = "Verified" if entry.date_label == "Verified on" else entry.date_label
             body += f"\n\n*{label} {days_since(entry.date, today) or entry.date}.*"
         self._body().update(body + f"\n\n*{where}*")
         self._set("detail-tags", "Tags: " + ", ".join(entry.tags) if entry.tags else "")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from textual import events
 from textual.widgets import Input
+from textual.widgets.input import Selection
 
 from studytui.tui.compat import key_bindings, key_was_stopped
 
@@ -71,4 +72,6 @@ class FieldInput(OrderedInput):
         app = self.app
         if getattr(app, "keyboard_focused", None) is self and not event.from_app_focus:
             app.keyboard_focused = None  # type: ignore[attr-defined]
-            self.select_all()
+            # All of it selected, the cursor at its start: a value as wide as the field (a tile
+            # at 80 columns) stays in view from its first character, not scrolled by one.
+            self.selection = Selection(len(self.value), 0)

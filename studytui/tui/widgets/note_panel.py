@@ -172,13 +172,17 @@ class NotePanel(Vertical):
     def show(self) -> None:
         """Show the draft's (saved) text for a newly selected entry and leave edit mode."""
         self.cancel_timer()
-        editor = self.editor
+        editor = self._editor_or_none()
+        if editor is None:
+            return  # not composed yet (its compose shows the draft) or being removed (a tab closing)
         if editor.display:
             editor.display = False
         self.refresh_preview()
 
     def refresh_preview(self) -> None:
-        self.query_one("#note-preview", Markdown).update(note_preview_markdown(self.draft.text))
+        previews = self.query("#note-preview") if self.is_attached else None
+        if previews:
+            previews.first(Markdown).update(note_preview_markdown(self.draft.text))
 
     def draft_changed(self) -> None:
         """The session changed the draft (saved elsewhere, both versions kept): show it."""
