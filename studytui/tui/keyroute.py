@@ -87,7 +87,9 @@ class KeyRouting:
                 self._keys_unsettled.pop(number).set()
         self._key_serial += 1
         setattr(event, SERIAL, self._key_serial)
-        self._keys_unsettled[self._key_serial] = asyncio.Event()
+        done = asyncio.Event()
+        done.since = asyncio.get_running_loop().time()  # type: ignore[attr-defined]
+        self._keys_unsettled[self._key_serial] = done
         return self._key_serial
 
     def key_settled(self, event: events.Key) -> None:
@@ -105,6 +107,12 @@ class KeyRouting:
         serial = getattr(event, SERIAL, None)
         if serial is None or not self._keys_unsettled:
             return
+        # A key that has not settled within SETTLE_WAIT was taken by a widget that says nothing
+        # (the command palette's own field): forget it, so it never delays what is typed later.
+        now = asyncio.get_running_loop().time()
+        for number, done in list(self._keys_unsettled.items()):
+            if now - getattr(done, "since", now) > SETTLE_WAIT:
+                self._keys_unsettled.pop(number).set()
         earlier = [done for number, done in self._keys_unsettled.items() if number < serial]
         if not earlier:
             return

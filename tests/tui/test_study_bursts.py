@@ -217,3 +217,41 @@ async def test_a_value_as_wide_as_its_field_stays_whole_when_tabbed_into(calc_ap
         else:
             raise AssertionError("Tab never reached the tile field")
         assert f" {field.value} " in shown(), shown()
+
+
+async def test_keys_a_widget_took_silently_never_hold_up_later_typing():
+    """A key some widget takes without a word (the command palette's own field) never settles; a
+    field waits for such a key at most SETTLE_WAIT once, and not at all when it is that old."""
+    import time
+
+    from studytui.tui.keyroute import SETTLE_WAIT, KeyRouting
+
+    routing = KeyRouting()
+    taken = events.Key("a", "a")
+    routing._track(taken)
+    fresh = events.Key("b", "b")
+    routing._track(fresh)
+    start = time.monotonic()
+    await routing.earlier_keys_settled(fresh)  # `a` is young: waited for, then forgotten
+    assert SETTLE_WAIT * 0.8 <= time.monotonic() - start < SETTLE_WAIT * 4
+    routing.key_settled(fresh)  # (the field handled it)
+    old = events.Key("c", "c")
+    routing._track(old)
+    for done in routing._keys_unsettled.values():
+        done.since -= 2 * SETTLE_WAIT  # taken long ago
+    later = events.Key("d", "d")
+    routing._track(later)
+    start = time.monotonic()
+    await routing.earlier_keys_settled(later)
+    assert time.monotonic() - start < SETTLE_WAIT / 2
+    routing.key_settled(later)
+    # A key that settles is waited for only until it does.
+    first, second = events.Key("e", "e"), events.Key("f", "f")
+    routing._track(first)
+    routing._track(second)
+    import asyncio
+
+    asyncio.get_running_loop().call_later(0.05, routing.key_settled, first)
+    start = time.monotonic()
+    await routing.earlier_keys_settled(second)
+    assert time.monotonic() - start < SETTLE_WAIT * 0.8
