@@ -114,7 +114,10 @@ def main() -> int:
         loaded = textual_loaded(argv)
         good = median < WALL_TARGET_S and not loaded
         ok &= good
-        print(f"studytui {' '.join(argv):<83} {median * 1e3:>9.1f}  {'yes' if median < WALL_TARGET_S else 'NO':>6}  {'LOADED' if loaded else 'no'}")
+        print(
+            f"studytui {' '.join(argv):<83} {median * 1e3:>9.1f}  {'yes' if median < WALL_TARGET_S else 'NO':>6}  "
+            f"{'LOADED' if loaded else 'no'}"
+        )
     print(f"\n{'CalcSpec.run() in-process':<40} {'median ms':>9}  {'<5ms':>5}")
     for name, median in time_forms(max(args.runs, 50)).items():
         good = median < RUN_TARGET_S

@@ -20,11 +20,10 @@ from _timing import report, studytui_command, time_process  # noqa: E402
 
 
 def main() -> int:
-    from test_guide_diff import model, render  # noqa: E402 - the tests' README renderer
-
     from studytui.guide import load_guide
     from studytui.guide.diff import compare
     from studytui.guide.readme import parse_readme
+    from test_guide_diff import model, render  # noqa: E402 - the tests' README renderer
 
     guide = load_guide()
     text = render(model(guide))

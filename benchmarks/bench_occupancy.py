@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -75,7 +74,9 @@ def main() -> int:
     ok = True
     print(f"python {sys.version.split()[0]}; medians of {args.runs} whole-process runs, {max(args.runs, 50)} in-process runs")
     for argv in COMMANDS:
-        ok &= report("studytui " + " ".join(argv[:4]) + (" ..." if len(argv) > 4 else ""), time_process(base + argv, args.runs), WALL_TARGET_S)
+        ok &= report(
+            "studytui " + " ".join(argv[:4]) + (" ..." if len(argv) > 4 else ""), time_process(base + argv, args.runs), WALL_TARGET_S
+        )
     for label, samples in in_process(max(args.runs, 50)).items():
         ok &= report(f"CalcSpec.run {label}", samples, RUN_TARGET_S)
     exact, total, seconds = fixture_check()

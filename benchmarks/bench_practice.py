@@ -72,7 +72,9 @@ def main() -> int:
     ok &= report("grade one variant (calculator run, in process)", grade_times(), 0.016)
     report("replay the schedule of 2,000 attempts (in process)", replay_times())
     ok &= report("studytui practice show sh-time-floor", time_process(cmd + ["practice", "show", "sh-time-floor"], env=env), 0.200)
-    ok &= report("studytui practice answer ... --json", time_process(cmd + ["practice", "answer", "sh-time-floor", "1 ms", "--json"], env=env), 0.200)
+    ok &= report(
+        "studytui practice answer ... --json", time_process(cmd + ["practice", "answer", "sh-time-floor", "1 ms", "--json"], env=env), 0.200
+    )
     report("studytui practice due --json", time_process(cmd + ["practice", "due", "--json"], env=env))
     report("studytui progress --json", time_process(cmd + ["progress", "--json"], env=env))
     # The same machine's reference: a busy machine slows every command alike.

@@ -118,18 +118,19 @@ def main() -> None:
     print(f"store benchmark (median of {args.runs} runs; target: open + read all progress < 20 ms)")
     print(f"  real guide, {len(guide.entries)} entries, progress + note on each:")
     print(f"    open_store + states(), in process           {in_process(real, args.runs):7.2f} ms")
-    print(f"  synthetic guide, 5000 entries, progress + note on each:")
+    print("  synthetic guide, 5000 entries, progress + note on each:")
     print(f"    open_store + states(), in process           {in_process(synthetic, args.runs):7.2f} ms")
     for label, data in (("real guide", real), ("5000 entries", synthetic)):
         ms = whole_process([sys.executable, "-c", read_once, str(data)], args.runs, env)
         print(f"  fresh process: import store + open + read, {label:12s} {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python)")
     ms = whole_process([sys.executable, "-m", "studytui.cli", "progress", "--json"], args.runs, env)
-    print(f"  whole process `studytui progress --json` (real guide) {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python {python_only:.1f} ms)")
+    print(
+        f"  whole process `studytui progress --json` (real guide) {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python "
+        f"{python_only:.1f} ms)"
+    )
     huge = tmp / "huge"
     fill(huge, [e.id for e in guide.entries])
-    from studytui.store import open_store
-
-    from studytui.store import model
+    from studytui.store import model, open_store
 
     big = open_store(huge)
     limit, model.NOTE_LIMIT = model.NOTE_LIMIT, 64 * 1024 * 1024  # a note from before the 8 MiB limit

@@ -53,7 +53,10 @@ def main() -> int:
             return times
 
         report("export DIR --format vault (empty folder)", fresh_vault())
-        report("export DIR --format vault (over itself)", time_process([*cli, "export", str(fresh), "--format", "vault"], runs=args.runs, env=env))
+        report(
+            "export DIR --format vault (over itself)",
+            time_process([*cli, "export", str(fresh), "--format", "vault"], runs=args.runs, env=env),
+        )
         report("import DIR (vault, nothing changed)", time_process([*cli, "import", str(fresh)], runs=args.runs, env=env))
     return 0
 

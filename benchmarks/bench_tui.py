@@ -94,7 +94,7 @@ async def search_keystrokes(n_entries: int, query: str) -> tuple[list[float], li
             screen = app.screen
             assert isinstance(screen, SearchScreen)
             app.search_index  # built once, as the app does after its first frame  # noqa: B018
-            for repeat in range(3):
+            for _repeat in range(3):
                 for i in range(1, len(query) + 1):
                     start = time.perf_counter()
                     screen.filter(query[:i])
@@ -102,7 +102,7 @@ async def search_keystrokes(n_entries: int, query: str) -> tuple[list[float], li
                 await pilot.pause()
             screen.query_one("Input").value = ""
             await pilot.pause()
-            for repeat in range(3):
+            for _repeat in range(3):
                 for ch in query:
                     start = time.perf_counter()
                     await pilot.press(ch if ch != " " else "space")
@@ -111,7 +111,7 @@ async def search_keystrokes(n_entries: int, query: str) -> tuple[list[float], li
                 screen.query_one("Input").value = ""
                 await pilot.pause()
             screen.filter = lambda query: 0  # type: ignore[method-assign]
-            for repeat in range(3):
+            for _repeat in range(3):
                 for ch in query:
                     start = time.perf_counter()
                     await pilot.press(ch if ch != " " else "space")

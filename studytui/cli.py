@@ -106,10 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         # `studytui list | head`: the reader went away; that is not an error worth a traceback.
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return 0
+        # (Dropping stdout cannot fail; a `return` in a `finally` here swallowed any exception.)
+        sys.stdout = None  # type: ignore[assignment]
+        return 0
     except OSError as exc:
         # A path the system refuses (a component over 255 bytes, a loop of links...) wherever it
         # was given: one line naming it, never a traceback. Nothing was written before this.

@@ -121,3 +121,64 @@ def read_text_bounded(path: str | os.PathLike[str], limit: int, what: str) -> st
     line endings translated the way Path.read_text does."""
     text = read_bounded(path, limit, what).decode("utf-8")
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def export_target(path: Path) -> tuple[Path, int | None]:
+    """Where an export to `path` really goes, and the mode of the file it replaces.
+
+    Through a symlink to its target, so a link into a backup folder keeps pointing at the fresh
+    copy; a FIFO, device, socket or directory is refused (replacing one would break whatever
+    uses it, and writing into a FIFO could block for ever).
+    """
+    target = Path(os.path.realpath(path))
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        return target, None
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"cannot write {path}: it is a directory; nothing was written")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
+        raise UsageError(f"cannot write {path}: it is {kind}, not a regular file; nothing was written")
+    return target, stat.S_IMODE(st.st_mode)
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    """Temp file in the same directory, fsync, rename over: a crash leaves the old file or the new.
+    Any failure removes the temp file. Returns the file written (a symlink's target)."""
+    import tempfile
+
+    target, mode = export_target(path)
+    directory = target.parent
+    if not directory.is_dir():
+        raise UsageError(f"cannot write {path}: directory {directory} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".studytui-export.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)  # the replaced file's permissions, not mkstemp's 0600
+        os.replace(tmp, target)
+    except BaseException as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise UsageError(
+                f"cannot write {path}: {exc.strerror or exc}; nothing was written and any old file there is unchanged"
+            ) from None
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+    return target

@@ -77,7 +77,8 @@ BACKUP_HINT = "back up: studytui export FILE.json (studytui import FILE.json rea
 
 def exposure_warning(data: str | os.PathLike[str]) -> str | None:
     """One line when other users of this machine can read the notes: the database (or its -wal/-shm
-    file) is readable by group or others (and then the directory too, if they can enter it). None when it is private (or not there yet: studytui creates it 0700, the database 0600)."""
+    file) is readable by group or others (and then the directory too, if they can enter it). None when
+    it is private (or not there yet: studytui creates it 0700, the database 0600)."""
     import stat
 
     directory = Path(data).expanduser()

@@ -25,6 +25,7 @@ from studytui.calc.units import FieldError
 from studytui.cli import main
 from studytui.errors import UsageError
 
+
 def _numbers(node):
     """PyYAML reads '3.35e12' as a string (YAML 1.1 wants '3.35e+12'); convert such strings."""
     if isinstance(node, dict):
@@ -74,7 +75,15 @@ def test_a100_ratios() -> None:
 def test_kv_per_token_52b() -> None:
     e = EXAMPLES["kv-per-token-52b-mha-fp16"]
     i = e["inputs"]
-    p = ModelParams(layers=i["layers"], hidden=i["hidden"], intermediate=4 * i["hidden"], heads=i["heads"], kv_heads=i["kv_heads"], head_dim=i["head_dim"], vocab=50000)
+    p = ModelParams(
+        layers=i["layers"],
+        hidden=i["hidden"],
+        intermediate=4 * i["hidden"],
+        heads=i["heads"],
+        kv_heads=i["kv_heads"],
+        head_dim=i["head_dim"],
+        vocab=50000,
+    )
     assert kv_cache(p, kv_dtype=i["kv_dtype"]).values["kv_bytes_per_token"] == e["published"]["kv_bytes_per_token"]
 
 
@@ -82,10 +91,31 @@ def test_weight_read_time_52b_one_and_four_gpus() -> None:
     e = EXAMPLES["weight-read-time-52b"]
     i = e["inputs"]
     # vocab 1: the example counts the 12·L·d² block weights only.
-    p = ModelParams(layers=i["layers"], hidden=i["hidden"], intermediate=i["intermediate"], heads=64, kv_heads=64, head_dim=128, vocab=1, mlp_matrices=2)
-    one = transformer(p, Ceilings.custom(peak_flops=312e12, mem_bw=i["mem_bw"]), phase="decode", batch=1, context=1, weight_dtype=i["dtype"], kv_dtype=i["dtype"], act_dtype=i["dtype"])
+    p = ModelParams(
+        layers=i["layers"], hidden=i["hidden"], intermediate=i["intermediate"], heads=64, kv_heads=64, head_dim=128, vocab=1, mlp_matrices=2
+    )
+    one = transformer(
+        p,
+        Ceilings.custom(peak_flops=312e12, mem_bw=i["mem_bw"]),
+        phase="decode",
+        batch=1,
+        context=1,
+        weight_dtype=i["dtype"],
+        kv_dtype=i["dtype"],
+        act_dtype=i["dtype"],
+    )
     assert close(one.values["memory_time_s"], e["published"]["time_s_1_gpu"], e["tolerance"])
-    four = transformer(p, Ceilings.custom(peak_flops=312e12, mem_bw=i["mem_bw"], link_bw_per_direction=300e9), phase="decode", batch=1, context=1, tp=4, weight_dtype=i["dtype"], kv_dtype=i["dtype"], act_dtype=i["dtype"])
+    four = transformer(
+        p,
+        Ceilings.custom(peak_flops=312e12, mem_bw=i["mem_bw"], link_bw_per_direction=300e9),
+        phase="decode",
+        batch=1,
+        context=1,
+        tp=4,
+        weight_dtype=i["dtype"],
+        kv_dtype=i["dtype"],
+        act_dtype=i["dtype"],
+    )
     assert close(four.values["memory_time_s"], e["published"]["time_s_4_gpus"], e["tolerance"])
 
 
@@ -93,8 +123,18 @@ def test_weight_read_time_52b_one_and_four_gpus() -> None:
 def test_llama2_13b_decode_on_8_v5e(case: dict) -> None:
     e = EXAMPLES["llama2-13b-decode-8x-v5e"]
     i = e["inputs"]
-    p = ModelParams(layers=i["layers"], hidden=i["hidden"], intermediate=i["intermediate"], heads=i["heads"], kv_heads=i["kv_heads"], head_dim=i["head_dim"], vocab=i["vocab"])
-    r = transformer(p, Ceilings.custom(peak_flops=i["peak_flops"], mem_bw=i["mem_bw"]), phase="decode", batch=case["batch"], context=i["context"])
+    p = ModelParams(
+        layers=i["layers"],
+        hidden=i["hidden"],
+        intermediate=i["intermediate"],
+        heads=i["heads"],
+        kv_heads=i["kv_heads"],
+        head_dim=i["head_dim"],
+        vocab=i["vocab"],
+    )
+    r = transformer(
+        p, Ceilings.custom(peak_flops=i["peak_flops"], mem_bw=i["mem_bw"]), phase="decode", batch=case["batch"], context=i["context"]
+    )
     assert r.values["bound"] == "memory"
     # The book's accounting: all 26e9 parameter bytes + batch x KV(8192), over the bandwidth.
     book = (26e9 + case["batch"] * p.kv_bytes_per_sequence(i["context"], 2)) / i["mem_bw"]
@@ -359,7 +399,26 @@ BAD_INPUTS = [
     (["calc", "transformer", "--model", "llama-9"], "--model", "llama-3.1-8b"),
     (["calc", "gemm", "--dtype", "fp7"], "--dtype", "bf16"),
     (["calc", "collective", "--op", "all_sum", "--link-bw", "1GB/s"], "--op", "all_reduce"),
-    (["calc", "transformer", "--layers", "2", "--hidden", "512", "--heads", "8", "--kv-heads", "3", "--vocab", "100", "--intermediate", "64"], "--kv-heads", "divisible"),
+    (
+        [
+            "calc",
+            "transformer",
+            "--layers",
+            "2",
+            "--hidden",
+            "512",
+            "--heads",
+            "8",
+            "--kv-heads",
+            "3",
+            "--vocab",
+            "100",
+            "--intermediate",
+            "64",
+        ],
+        "--kv-heads",
+        "divisible",
+    ),
     (["calc", "gemm", "--gpu", "a100", "--dtype", "fp8"], "--dtype", "bf16"),
     (["calc", "roofline", "--gpu", "h200", "--bytes", "12 parsecs", "--flops", "1"], "--bytes", "80GB"),
     (["calc", "specdec", "--alpha", "1.5"], "--alpha", "at most 1"),
@@ -389,7 +448,19 @@ def test_cli_json_is_one_object_in_si_units(capsys: pytest.CaptureFixture[str]) 
     code, out, _ = cli(capsys, "calc", "roofline", "--gpu", "h200", "--flops", "1TFLOP", "--bytes", "1GB", "--json")
     assert code == 0
     data = json.loads(out)
-    for key in ("time_s", "flops", "bytes", "intensity", "ridge_point", "attainable_flops", "peak_flops", "mem_bw", "bound", "compute_time_s", "memory_time_s"):
+    for key in (
+        "time_s",
+        "flops",
+        "bytes",
+        "intensity",
+        "ridge_point",
+        "attainable_flops",
+        "peak_flops",
+        "mem_bw",
+        "bound",
+        "compute_time_s",
+        "memory_time_s",
+    ):
         assert key in data
     assert data["flops"] == 1e12 and data["bytes"] == 1e9 and data["mem_bw"] == 4.8e12
 
@@ -397,12 +468,21 @@ def test_cli_json_is_one_object_in_si_units(capsys: pytest.CaptureFixture[str]) 
 @pytest.mark.parametrize(
     "argv, keys",
     [
-        (["calc", "transformer", "--model", "deepseek-v3", "--tp", "8", "--context", "32k", "--batch", "32"], ["kv_bytes_per_token", "total_params", "active_params", "tokens_per_s", "comm_time_s"]),
+        (
+            ["calc", "transformer", "--model", "deepseek-v3", "--tp", "8", "--context", "32k", "--batch", "32"],
+            ["kv_bytes_per_token", "total_params", "active_params", "tokens_per_s", "comm_time_s"],
+        ),
         (["calc", "specdec", "--alpha", "0.8", "--gamma", "2"], ["speedup", "expected_tokens_per_step", "ops_factor", "best_gamma"]),
         (["calc", "collective", "--op", "reduce_scatter", "--gpus", "8", "--bytes", "1GiB", "--gpu", "b200"], ["time_s", "busbw", "algbw"]),
-        (["calc", "gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--gpu", "h200", "--dtype", "fp8", "--c-dtype", "bf16"], ["waves", "stream_k_recovery_s"]),
+        (
+            ["calc", "gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--gpu", "h200", "--dtype", "fp8", "--c-dtype", "bf16"],
+            ["waves", "stream_k_recovery_s"],
+        ),
         (["calc", "kv", "--model", "gpt-oss-120b", "--context", "128k"], ["kv_bytes_per_token", "kv_bytes"]),
-        (["calc", "memory", "--model", "qwen3-235b-a22b", "--gpu", "h200", "--tp", "8", "--weight-dtype", "fp8"], ["fits", "max_batch", "max_context"]),
+        (
+            ["calc", "memory", "--model", "qwen3-235b-a22b", "--gpu", "h200", "--tp", "8", "--weight-dtype", "fp8"],
+            ["fits", "max_batch", "max_context"],
+        ),
     ],
 )
 def test_cli_json_keys(capsys: pytest.CaptureFixture[str], argv: list[str], keys: list[str]) -> None:

@@ -281,12 +281,20 @@ def test_specdec_cap_is_not_named_the_best(capsys: pytest.CaptureFixture[str]) -
     assert isinstance(normal.values["best_gamma"], int) and normal.values["best_gamma"] < 64
 
 
-@pytest.mark.parametrize("record, hint", [
-    ("- id: mine\n  aliases: [h100]\n  name: Mine\n  peak_tflops: {bf16: 1}\n  memory_bw_tbs: 1\n", "alias 'h100' of 'mine' is already an alias of 'h100-sxm'"),
-    ("- id: mine\n  aliases: [h200-sxm]\n  name: Mine\n  peak_tflops: {bf16: 1}\n  memory_bw_tbs: 1\n", "is already id of 'h200-sxm'"),
-    ("- id: h100\n  name: Mine\n  peak_tflops: {bf16: 1}\n  memory_bw_tbs: 1\n", "alias 'h100' of 'h100-sxm' is already id of 'h100'"),
-])
-def test_user_hardware_colliding_with_builtin_is_refused(isolated_data_dir: Path, capsys: pytest.CaptureFixture[str], record: str, hint: str) -> None:
+@pytest.mark.parametrize(
+    "record, hint",
+    [
+        (
+            "- id: mine\n  aliases: [h100]\n  name: Mine\n  peak_tflops: {bf16: 1}\n  memory_bw_tbs: 1\n",
+            "alias 'h100' of 'mine' is already an alias of 'h100-sxm'",
+        ),
+        ("- id: mine\n  aliases: [h200-sxm]\n  name: Mine\n  peak_tflops: {bf16: 1}\n  memory_bw_tbs: 1\n", "is already id of 'h200-sxm'"),
+        ("- id: h100\n  name: Mine\n  peak_tflops: {bf16: 1}\n  memory_bw_tbs: 1\n", "alias 'h100' of 'h100-sxm' is already id of 'h100'"),
+    ],
+)
+def test_user_hardware_colliding_with_builtin_is_refused(
+    isolated_data_dir: Path, capsys: pytest.CaptureFixture[str], record: str, hint: str
+) -> None:
     folder = isolated_data_dir / "hardware"
     folder.mkdir()
     (folder / "mine.yaml").write_text(record)

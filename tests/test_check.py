@@ -154,7 +154,7 @@ def test_claim_with_all_fields_admitted(broken, capsys):
 
 @pytest.mark.parametrize("field", ["hardware", "workload", "precision", "baseline", "correctness", "software", "algorithm"])
 def test_claim_missing_a_field_rejected(broken, capsys, field):
-    claim = "\n".join(l for l in CLAIM_OK.splitlines() if not l.strip().startswith(field + ":")) + "\n"
+    claim = "\n".join(ln for ln in CLAIM_OK.splitlines() if not ln.strip().startswith(field + ":")) + "\n"
     _add_claim(broken / "sections" / "02-kernel-optimization.yaml", claim)
     code, out = _check(broken, capsys)
     probs = _problem_lines(out)
@@ -205,7 +205,7 @@ def test_missing_content_dir_is_usage_error(tmp_path, capsys):
 def test_measured_profile_missing_a_field_rejected(broken, capsys, field):
     f = broken / "hardware" / "measured" / "h200-sxm.yaml"
     lines = f.read_text().splitlines()
-    start = next(i for i, l in enumerate(lines) if l == f"  {field}:")
+    start = next(i for i, ln in enumerate(lines) if ln == f"  {field}:")
     end = start + 1
     while end < len(lines) and lines[end].startswith("    "):
         end += 1
@@ -220,7 +220,7 @@ def test_measured_profile_missing_a_field_rejected(broken, capsys, field):
 
 def test_later_entry_without_placement_rejected(broken, capsys):
     f = broken / "sections" / "02-kernel-optimization.yaml"
-    line = _edit(f, "        placement: inferred   # from the 2026-10-17 update notes; position not confirmed\n", "")
+    _edit(f, "        placement: inferred   # from the 2026-10-17 update notes; position not confirmed\n", "")
     code, out = _check(broken, capsys)
     probs = _problem_lines(out)
     assert code == 1
@@ -283,7 +283,7 @@ def test_a_try_it_link_that_opens_on_an_error_is_reported(broken, capsys):
     # The app's form would open this link with an error instead of results: `check` runs every
     # link through the calculator (tests/tui/test_calc_screens.py opens one for real).
     path = broken / "sections" / "00-start-here.yaml"
-    line = _edit(path, "args: {flops: '1e12', bytes: '4GB'}", "args: {flops: '1e12', bytes: '-4GB'}")
+    _edit(path, "args: {flops: '1e12', bytes: '4GB'}", "args: {flops: '1e12', bytes: '-4GB'}")
     code, out = _check(broken, capsys)
     assert code == 1
     hits = [o for o in out if "try_it opens 'roofline' on an error" in o]

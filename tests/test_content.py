@@ -65,13 +65,20 @@ def test_start_here_is_ordered_with_companion_last(guide):
     assert len(entries) == 9
     # Books and blogs are companions (our classification); the rest are core sources.
     assert [e.role for e in entries[:8]] == ["core" if e.kind in guide.policy.admitted_kinds else "companion" for e in entries[:8]]
-    assert [e.id for e in entries[:8] if e.role == "companion"] == ["scaling-book-inference", "pmpp-book", "transformer-inference-arithmetic"]
+    assert [e.id for e in entries[:8] if e.role == "companion"] == [
+        "scaling-book-inference",
+        "pmpp-book",
+        "transformer-inference-arithmetic",
+    ]
     assert entries[-1].role == "companion" and entries[-1].title == "GPU Mode lectures"
     assert guide.entries[0] is entries[0]
 
 
 LATER = {
-    "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU": ("kernel-optimization", "Matrix multiplication"),
+    "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix Multiplication on the GPU": (
+        "kernel-optimization",
+        "Matrix multiplication",
+    ),
     "tcgen05 for dummies": ("kernel-optimization", "Direct implementation work"),
     "Defeating Nondeterminism in LLM Inference": ("programming-models", "Profiling, benchmarking, and correctness"),
     "Linear Layouts: Robust Code Generation of Efficient Tensor Computation Using F2": ("programming-models", "Triton"),

@@ -28,7 +28,17 @@ def test_catalog_has_all_22_accelerators() -> None:
     assert set(catalog.ids()) == EXPECTED_IDS
 
 
-@pytest.mark.parametrize("alias, target", [("h200", "h200-sxm"), ("H100", "h100-sxm"), ("b200", "b200-hgx"), ("a100", "a100-sxm-80gb"), ("v5e", "tpu-v5e"), ("gb200", "gb200-per-gpu")])
+@pytest.mark.parametrize(
+    "alias, target",
+    [
+        ("h200", "h200-sxm"),
+        ("H100", "h100-sxm"),
+        ("b200", "b200-hgx"),
+        ("a100", "a100-sxm-80gb"),
+        ("v5e", "tpu-v5e"),
+        ("gb200", "gb200-per-gpu"),
+    ],
+)
 def test_aliases(alias: str, target: str) -> None:
     assert load_catalog().get(alias).id == target
 
@@ -125,7 +135,15 @@ def test_no_comma_split_keys_in_json(capsys: pytest.CaptureFixture[str]) -> None
     for gpu in ("h100-pcie", "a100-pcie-40gb", "mi300x", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x"):
         assert main(["gpus", gpu, "--json"]) == 0
         spec = json.loads(capsys.readouterr().out)["spec"]
-        assert set(spec["interconnect"]) <= {"name", "bw_gbs", "domain", "domain_size", "axis_bw_gbs_per_direction", "axis_source", "axis_max_chips"}, gpu
+        assert set(spec["interconnect"]) <= {
+            "name",
+            "bw_gbs",
+            "domain",
+            "domain_size",
+            "axis_bw_gbs_per_direction",
+            "axis_source",
+            "axis_max_chips",
+        }, gpu
         assert "," in spec["interconnect"]["name"] or "," in spec["interconnect"].get("domain", ""), gpu
 
 

@@ -14,7 +14,6 @@ from typing import Callable
 
 import pytest
 
-from studytui.cli import main
 from studytui.guide import load_guide
 from studytui.paths import content_dir
 from studytui.store import open_store
@@ -36,7 +35,7 @@ def _snapshot(*roots: Path) -> dict[str, bytes | None]:
     """Every file (and directory) under the roots, with its bytes: "nothing changed" is equality."""
     out: dict[str, bytes | None] = {}
     for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, _dirnames, filenames in os.walk(root):
             out[dirpath] = None
             for name in filenames:
                 path = Path(dirpath, name)
@@ -97,47 +96,76 @@ def _profile_with_achieved_fast(data: Path, work: Path) -> None:
 EDITOR_ENV = {"VISUAL": f"{sys.executable} {{work}}/editor.py"}
 
 CASES = {
-    "import of 5,000-level nested JSON": Case(["import", "{work}/deep.json"], 2, _write("deep.json", _nested_json(5000)), "nested too deeply"),
+    "import of 5,000-level nested JSON": Case(
+        ["import", "{work}/deep.json"], 2, _write("deep.json", _nested_json(5000)), "nested too deeply"
+    ),
     "timestamp overflowing after conversion (9999)": Case(
-        ["import", "{work}/t.json"], 2,
-        _write("t.json", json.dumps(_export_with(state="done", state_changed_at="9999-12-31T23:59:59-05:00"))), "out of range"),
+        ["import", "{work}/t.json"],
+        2,
+        _write("t.json", json.dumps(_export_with(state="done", state_changed_at="9999-12-31T23:59:59-05:00"))),
+        "out of range",
+    ),
     "timestamp overflowing after conversion (0001)": Case(
-        ["import", "{work}/t.json"], 2,
-        _write("t.json", json.dumps(_export_with(note="x", note_updated_at="0001-01-01T00:00:00+14:00"))), "out of range"),
+        ["import", "{work}/t.json"],
+        2,
+        _write("t.json", json.dumps(_export_with(note="x", note_updated_at="0001-01-01T00:00:00+14:00"))),
+        "out of range",
+    ),
     "timestamp far in the future": Case(
-        ["import", "{work}/t.json"], 2,
-        _write("t.json", json.dumps(_export_with(state="done", state_changed_at="2999-01-01T00:00:00Z"))), "in the future"),
+        ["import", "{work}/t.json"],
+        2,
+        _write("t.json", json.dumps(_export_with(state="done", state_changed_at="2999-01-01T00:00:00Z"))),
+        "in the future",
+    ),
     '"version": true is not version 1': Case(
-        ["import", "{work}/t.json"], 2,
-        _write("t.json", json.dumps({**_export_with(state="done"), "version": True})), "unsupported export version"),
+        ["import", "{work}/t.json"],
+        2,
+        _write("t.json", json.dumps({**_export_with(state="done"), "version": True})),
+        "unsupported export version",
+    ),
     "export path component over 255": Case(["export", "{work}/" + LONG + ".json"], 2, None, "too long"),
     "--data-dir component over 255": Case(["--data-dir", "{work}/" + LONG, "progress"], 2, None, "too long"),
     "--content component over 255": Case(["--content", "{work}/" + LONG, "list"], 2, None, "too long"),
-    "--profile component over 255": Case(["calc", "roofline", "--gpu", "h100-sxm", "--flops", "1e12", "--bytes", "1e9",
-                                          "--profile", "{work}/" + LONG + ".yaml"], 2, None, ""),
+    "--profile component over 255": Case(
+        ["calc", "roofline", "--gpu", "h100-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/" + LONG + ".yaml"], 2, None, ""
+    ),
     "--model component over 255": Case(["calc", "transformer", "--gpu", "h100-sxm", "--model", "{work}/" + LONG + ".yaml"], 2, None, ""),
-    "content year of 5,000 digits": Case(["--content", "{work}/content", "list"], 1,
-                                         _content_with(lambda t: re.sub(r"year: \d+", "year: " + "9" * 5000, t, count=1)),
-                                         "number too long"),
-    "content with a duplicate key": Case(["--content", "{work}/content", "list"], 1,
-                                         _content_with(_first_entry_field("id", "dup-id-again")), "duplicate key"),
+    "content year of 5,000 digits": Case(
+        ["--content", "{work}/content", "list"],
+        1,
+        _content_with(lambda t: re.sub(r"year: \d+", "year: " + "9" * 5000, t, count=1)),
+        "number too long",
+    ),
+    "content with a duplicate key": Case(
+        ["--content", "{work}/content", "list"], 1, _content_with(_first_entry_field("id", "dup-id-again")), "duplicate key"
+    ),
     "user hardware file 'accelerators: 5'": Case(["gpus"], 2, _write("data/hardware/mine.yaml", "accelerators: 5\n"), "mine.yaml"),
     "user hardware file not UTF-8": Case(["gpus"], 2, _write("data/hardware/mine.yaml", b"id: caf\xe9\n"), "mine.yaml"),
     "measured profile with achieved: fast": Case(
-        ["calc", "roofline", "--gpu", "h200-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/p.yaml"], 2,
-        _profile_with_achieved_fast, "p.yaml"),
+        ["calc", "roofline", "--gpu", "h200-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/p.yaml"],
+        2,
+        _profile_with_achieved_fast,
+        "p.yaml",
+    ),
     "measured profile not UTF-8": Case(
-        ["calc", "roofline", "--gpu", "h200-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/p.yaml"], 2,
-        _write("p.yaml", b"schema: caf\xe9\n"), "p.yaml"),
+        ["calc", "roofline", "--gpu", "h200-sxm", "--flops", "1e12", "--bytes", "1e9", "--profile", "{work}/p.yaml"],
+        2,
+        _write("p.yaml", b"schema: caf\xe9\n"),
+        "p.yaml",
+    ),
     "a newline in an id": Case(["mark", "no\nsuch\nentry", "done"], 2, None, "unknown entry id"),
     "an escape sequence in an id": Case(["note", "x\x1b]0;owned\x07"], 2, None, "\\x1b"),
     "note ID - with empty stdin": Case(["note", FIRST, "-"], 2, None, "empty", stdin=""),
-    "$EDITOR deletes the temp file": Case(["note", FIRST, "--edit"], 2,
-                                          _editor("import os, sys\nos.unlink(sys.argv[1])\n"), "removed the temporary file",
-                                          env=EDITOR_ENV),
+    "$EDITOR deletes the temp file": Case(
+        ["note", FIRST, "--edit"], 2, _editor("import os, sys\nos.unlink(sys.argv[1])\n"), "removed the temporary file", env=EDITOR_ENV
+    ),
     "$EDITOR replaces the temp file with a directory": Case(
-        ["note", FIRST, "--edit"], 2, _editor("import os, sys\nos.unlink(sys.argv[1])\nos.mkdir(sys.argv[1])\n"),
-        "not a file", env=EDITOR_ENV),
+        ["note", FIRST, "--edit"],
+        2,
+        _editor("import os, sys\nos.unlink(sys.argv[1])\nos.mkdir(sys.argv[1])\n"),
+        "not a file",
+        env=EDITOR_ENV,
+    ),
 }
 
 

@@ -113,7 +113,9 @@ def test_median_and_rates_computed_from_the_timings(h200) -> None:
     assert result["baseline"]["ratio"] == pytest.approx(result["achieved"]["median"] / 989.4e12, rel=1e-3)
     copy = next(r for r in run["results"] if r["id"] == "hbm-copy-1GiB")
     assert copy["workload"]["bytes_moved"] == 2 * GiB  # read + write
-    assert copy["achieved"]["median"] == pytest.approx(FAKE_MEM_BW * 1 / median([FakeBackend.pattern[i % 5] for i in range(plan.repetitions)]))
+    assert copy["achieved"]["median"] == pytest.approx(
+        FAKE_MEM_BW * 1 / median([FakeBackend.pattern[i % 5] for i in range(plan.repetitions)])
+    )
     assert copy["baseline"]["vendor_peak"] == pytest.approx(4.8e12)
 
 

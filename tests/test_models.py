@@ -108,8 +108,12 @@ def test_invalid_dims_name_the_field(changes: dict, field: str) -> None:
 def test_kv_bytes_scale_with_kv_heads_not_heads(layers: int, groups: int, kv_heads: int, head_dim: int, kv_bytes: float) -> None:
     heads = kv_heads * groups
     p = ModelParams(layers=layers, hidden=heads * head_dim, intermediate=64, heads=heads, kv_heads=kv_heads, head_dim=head_dim, vocab=10)
-    more_query_heads = ModelParams(layers=layers, hidden=heads * head_dim, intermediate=64, heads=heads * 2, kv_heads=kv_heads, head_dim=head_dim, vocab=10)
+    more_query_heads = ModelParams(
+        layers=layers, hidden=heads * head_dim, intermediate=64, heads=heads * 2, kv_heads=kv_heads, head_dim=head_dim, vocab=10
+    )
     assert p.kv_bytes_per_token(kv_bytes) == 2 * layers * kv_heads * head_dim * kv_bytes
     assert more_query_heads.kv_bytes_per_token(kv_bytes) == p.kv_bytes_per_token(kv_bytes)
-    doubled = ModelParams(layers=layers, hidden=heads * head_dim, intermediate=64, heads=heads * 2, kv_heads=kv_heads * 2, head_dim=head_dim, vocab=10)
+    doubled = ModelParams(
+        layers=layers, hidden=heads * head_dim, intermediate=64, heads=heads * 2, kv_heads=kv_heads * 2, head_dim=head_dim, vocab=10
+    )
     assert doubled.kv_bytes_per_token(kv_bytes) == 2 * p.kv_bytes_per_token(kv_bytes)

@@ -7,11 +7,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from studytui.calc.forms import run
 from studytui.errors import ContentError, UsageError
 from studytui.guide import load_guide
-from studytui.practice.answers import format_value, parse_answer
+from studytui.practice.answers import UNITS, format_value, parse_answer
 from studytui.practice.check import check_problems
 from studytui.practice.grading import expected, grade
 from studytui.practice.loader import load_problems, parse_problems
@@ -94,7 +96,10 @@ def test_answer_units(text, unit, value):
     assert math.isclose(parse_answer(text, unit), value, rel_tol=1e-12)
 
 
-@pytest.mark.parametrize("text,unit", [("abc", "ms"), ("5 GB", "ms"), ("-3", "ms"), ("nan", "ms"), ("inf s", "ms"), ("5 ms", "FLOP/B"), ("", "ms"), ("8 Gb", "GB")])
+@pytest.mark.parametrize(
+    "text,unit",
+    [("abc", "ms"), ("5 GB", "ms"), ("-3", "ms"), ("nan", "ms"), ("inf s", "ms"), ("5 ms", "FLOP/B"), ("", "ms"), ("8 Gb", "GB")],
+)
 def test_bad_answers_are_one_line_usage_errors(text, unit):
     with pytest.raises(UsageError) as info:
         parse_answer(text, unit)
@@ -218,11 +223,6 @@ def test_a_huge_answer_is_refused_without_echo():
     with pytest.raises(UsageError) as info:
         parse_answer("9" * 100_000, "ms")
     assert len(str(info.value)) < 200
-
-
-from hypothesis import given, strategies as st  # noqa: E402
-
-from studytui.practice.answers import UNITS  # noqa: E402
 
 
 @given(st.sampled_from(sorted(UNITS)), st.floats(min_value=1e-6, max_value=1e12, allow_nan=False, allow_infinity=False))

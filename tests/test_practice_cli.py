@@ -209,7 +209,10 @@ def test_attempts_round_trip_through_export_and_import(tmp_path, capsys):
         ({"at": "2026-01-01T00:00:00Z", "problem_id": "p", "seed": 0, "answer": "1", "correct": "yes"}, "correct must be"),
         ({"at": "not a time", "problem_id": "p", "seed": 0, "answer": "1", "correct": True}, "not an ISO 8601 time"),
         ({"at": "2026-01-01T00:00:00Z", "problem_id": "", "seed": 0, "answer": "1", "correct": True}, "problem_id"),
-        ({"at": "2026-01-01T00:00:00Z", "problem_id": "p", "seed": 0, "answer": "1", "correct": True, "relative_error": "x"}, "relative_error"),
+        (
+            {"at": "2026-01-01T00:00:00Z", "problem_id": "p", "seed": 0, "answer": "1", "correct": True, "relative_error": "x"},
+            "relative_error",
+        ),
     ],
 )
 def test_import_rejects_bad_attempts_and_changes_nothing(tmp_path, capsys, bad, message):
@@ -245,7 +248,7 @@ def test_a_v1_database_gains_attempts_without_losing_anything(tmp_path):
 def test_the_solution_names_the_calc_command_that_grades_it(capsys):
     code, out, _ = run(capsys, "practice", "answer", "sh-time-floor", "1 s", "--reveal", "--seed", "4")
     assert code == 0
-    line = next(l for l in out.splitlines() if l.startswith("Check it: studytui calc "))
+    line = next(ln for ln in out.splitlines() if ln.startswith("Check it: studytui calc "))
     argv = line.removeprefix("Check it: studytui ").split()
     shown = run_json(capsys, "practice", "show", "sh-time-floor", "--seed", "4", "--json")
     result = run_json(capsys, *argv, "--json")

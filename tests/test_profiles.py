@@ -270,8 +270,24 @@ def test_roofline_measured_without_a_profile_is_a_usage_error(capsys: pytest.Cap
 
 def test_roofline_profile_in_a_fresh_process() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "studytui.cli", "calc", "roofline", "--gpu", "h200", "--intensity", "100", "--profile", "measured", "--json"],
-        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "studytui.cli",
+            "calc",
+            "roofline",
+            "--gpu",
+            "h200",
+            "--intensity",
+            "100",
+            "--profile",
+            "measured",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["mem_bw"] < 4.8e12
@@ -319,7 +335,10 @@ def test_collective_uses_the_figure_measured_over_its_gpu_count(shipped: dict, t
 
     path = tmp_path / "h200-sxm.yaml"
     path.write_text(dump(_with_an_eight_gpu_run(shipped, 400e9)))
-    assert measured_ceilings("h200-sxm", str(path))["link_bw_by_gpus"] == {2: pytest.approx(summarize(shipped)["link_bw_by_gpus"][2]["median"]), 8: 400e9}
+    assert measured_ceilings("h200-sxm", str(path))["link_bw_by_gpus"] == {
+        2: pytest.approx(summarize(shipped)["link_bw_by_gpus"][2]["median"]),
+        8: 400e9,
+    }
     args = ["calc", "collective", "--op", "all_reduce", "--bytes", "1GiB", "--gpu", "h200", "--profile", str(path), "--json"]
 
     assert cli.main([*args, "--gpus", "8"]) == 0

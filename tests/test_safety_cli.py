@@ -57,7 +57,9 @@ def at_terminal(argv: list[str], data: Path, stdin: bytes | None = None) -> byte
 # -- note - and note --edit -----------------------------------------------------------------
 
 
-def test_empty_stdin_never_empties_a_note_but_text_empty_clears(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_empty_stdin_never_empties_a_note_but_text_empty_clears(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     open_store().set_note(FIRST, "keep me")
     import io
 
@@ -69,7 +71,9 @@ def test_empty_stdin_never_empties_a_note_but_text_empty_clears(capsys: pytest.C
     assert code == 0 and open_store().get_note(FIRST) == ""
 
 
-def test_edit_keeps_both_when_the_note_changed_while_the_editor_was_open(tmp_path: Path, isolated_data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_edit_keeps_both_when_the_note_changed_while_the_editor_was_open(
+    tmp_path: Path, isolated_data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     open_store().set_note(FIRST, "v1")
     editor = tmp_path / "editor.py"
     # While "editing", another studytui saves the note; then the editor saves its own text.
@@ -92,7 +96,9 @@ def test_edit_keeps_both_when_the_note_changed_while_the_editor_was_open(tmp_pat
     assert texts[:2] == ["v1", "from the CLI"] and texts[-1] == note
 
 
-def test_edit_without_a_concurrent_change_just_saves(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_edit_without_a_concurrent_change_just_saves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     open_store().set_note(FIRST, "v1")
     editor = tmp_path / "editor.py"
     editor.write_text("import sys\nopen(sys.argv[1], 'a').write(' more')\n", encoding="utf-8")
@@ -139,7 +145,9 @@ def test_export_refuses_fifos_devices_and_directories(tmp_path: Path, capsys: py
     assert sorted(p.name for p in tmp_path.iterdir()) == ["null.json", "pipe"]
 
 
-def test_a_failed_export_leaves_no_temp_file_and_the_old_file_intact(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_export_leaves_no_temp_file_and_the_old_file_intact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     open_store().set_note(FIRST, "x" * 100_000)
     old = tmp_path / "backup.json"
     old.write_text("previous backup", encoding="utf-8")
@@ -203,7 +211,9 @@ def test_history_keeps_a_note_that_came_from_an_import(tmp_path: Path) -> None:
 # -- text that must stay text ---------------------------------------------------------------
 
 
-def test_control_characters_are_visible_at_a_terminal_and_verbatim_elsewhere(isolated_data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_control_characters_are_visible_at_a_terminal_and_verbatim_elsewhere(
+    isolated_data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     s = open_store()
     s.set_note(FIRST, HOSTILE)
     s.close()
@@ -335,7 +345,9 @@ def test_visible_text_holds_no_terminal_command_and_keeps_every_other_character(
 
 @settings(max_examples=40, deadline=None)
 @given(texts=st.lists(st.text(max_size=30), min_size=1, max_size=8), pick=st.integers(0, 100))
-def test_every_saved_version_is_in_the_history_and_any_can_be_restored(tmp_path_factory: pytest.TempPathFactory, texts: list[str], pick: int) -> None:
+def test_every_saved_version_is_in_the_history_and_any_can_be_restored(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[str], pick: int
+) -> None:
     s = open_store(tmp_path_factory.mktemp("hist"))
     saved: list[str] = []
     for text in texts:

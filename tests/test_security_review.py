@@ -119,8 +119,7 @@ def test_an_existing_readable_database_is_tightened_on_open(tmp_path: Path) -> N
 
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX modes")
 def test_a_migration_backup_is_0600(tmp_path: Path) -> None:
-    from studytui.store import Store
-    from studytui.store import schema
+    from studytui.store import Store, schema
 
     data = tmp_path / "data"
     data.mkdir()
@@ -161,7 +160,9 @@ def test_where_warns_when_others_can_read_the_notes(capsys: pytest.CaptureFixtur
 # -- 2. one note size limit on every write ----------------------------------------------------------
 
 
-def test_cli_note_over_the_limit_is_refused_and_nothing_changes(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_note_over_the_limit_is_refused_and_nothing_changes(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert run(capsys, "note", FIRST, "--text", "kept")[0] == 0
     code, _, err = run(capsys, "note", FIRST, "--text", BIG)
     assert code == 2
@@ -185,7 +186,9 @@ def test_cli_note_over_the_limit_is_refused_and_nothing_changes(capsys: pytest.C
         assert store.get_section_note(section) == ""
 
 
-def test_cli_edit_over_the_limit_keeps_the_edited_file(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_cli_edit_over_the_limit_keeps_the_edited_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     editor = tmp_path / "bigeditor.py"
     editor.write_text(f"import sys\nopen(sys.argv[1], 'w').write('z' * {NOTE_LIMIT + 10})\n")
     monkeypatch.setenv("VISUAL", f"{sys.executable} {editor}")
@@ -255,7 +258,9 @@ def test_vault_import_of_a_note_over_the_limit_is_refused(capsys: pytest.Capture
     one_line(err, path.name, "8 MiB a note can hold", "nothing was changed")
 
 
-def test_vault_export_leaves_out_a_note_from_before_the_limit(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_vault_export_leaves_out_a_note_from_before_the_limit(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A note already over the limit (written by an older studytui) is not written to the vault,
     with a warning: it would block the import of every other file there."""
     from studytui.store import model

@@ -200,7 +200,12 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
 
                 page.on("websocket", on_socket)
                 elsewhere: list[str] = []  # nothing may be fetched from another host (offline, private)
-                page.on("request", lambda r: elsewhere.append(r.url) if not r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None)
+                page.on(
+                    "request",
+                    lambda r: (
+                        elsewhere.append(r.url) if not r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")) else None
+                    ),
+                )
                 refused: list[str] = []  # the page's scripts, styles, fonts and WebSocket all load
                 page.on("response", lambda r: refused.append(f"{r.status} {r.url}") if r.status >= 400 else None)
                 asked: list[str] = []  # what the page asks this server for

@@ -11,7 +11,6 @@ import pytest
 from studytui.errors import StoreError
 from studytui.session import NotesNotSaved, StudySession
 from studytui.store import open_store
-
 from tests.tui.support import build_guide
 
 

@@ -177,7 +177,8 @@ def test_read_only_data_directory_through_the_cli(tmp_path: Path) -> None:
     script += f"cmds = {commands!r}\n"
     script += (
         "for name, argv in cmds.items():\n"
-        f"    p = subprocess.run([sys.executable, '-m', 'studytui.cli', '--data-dir', {str(data)!r}, *argv], capture_output=True, text=True)\n"
+        f"    p = subprocess.run([sys.executable, '-m', 'studytui.cli', '--data-dir', {str(data)!r}, *argv], capture_output=True, "
+        "text=True)\n"
         "    out[name] = [p.returncode, p.stdout, p.stderr]\n"
         "print(json.dumps(out))\n"
     )

@@ -137,7 +137,9 @@ def test_edit_saves_what_the_editor_wrote(capsys: pytest.CaptureFixture[str], mo
     assert open_store().get_note(FIRST) == "before [i]after[/i]"
 
 
-def test_edit_keeps_the_note_when_the_editor_fails(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_edit_keeps_the_note_when_the_editor_fails(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     run(capsys, "note", FIRST, "--text", "original")
     monkeypatch.delenv("EDITOR", raising=False)
     monkeypatch.setenv("VISUAL", _editor(tmp_path, "open(path, 'w').write('clobbered')\nsys.exit(3)\n"))
@@ -184,7 +186,9 @@ def test_export_json_md_and_import_elsewhere(capsys: pytest.CaptureFixture[str],
     assert run(capsys, "note", "entry-removed-from-guide")[1] == "orphaned words"  # readable still
 
 
-def test_export_to_stdout_and_import_from_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_export_to_stdout_and_import_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     run(capsys, "mark", FIRST, "learning")
     run(capsys, "note", FIRST, "--text", "via a pipe")
     code, out, _ = run(capsys, "export", "-")
@@ -228,7 +232,9 @@ def test_unreadable_or_invalid_import_is_one_line_exit_2_and_changes_nothing(
     assert code == 2 and "cannot read" in err
 
 
-def test_import_of_conflicting_notes_reports_them(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_import_of_conflicting_notes_reports_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run(capsys, "note", FIRST, "--text", "laptop")
     run(capsys, "export", str(tmp_path / "laptop.json"))
     monkeypatch.setenv("STUDYTUI_DATA_DIR", str(tmp_path / "desk"))

@@ -137,7 +137,9 @@ class Driver:
         rc = self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(v), fn, ctypes.c_int(threads), ctypes.c_size_t(dyn_smem))
         return (v.value, None) if rc == 0 else (None, self._error_name(rc))
 
-    def max_active_clusters(self, fn: ctypes.c_void_p, threads: int, dyn_smem: int, cluster: int, sms: int) -> tuple[int | None, str | None]:
+    def max_active_clusters(
+        self, fn: ctypes.c_void_p, threads: int, dyn_smem: int, cluster: int, sms: int
+    ) -> tuple[int | None, str | None]:
         attr = LaunchAttribute()
         attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
         attr.value[0], attr.value[1], attr.value[2] = cluster, 1, 1
@@ -276,7 +278,12 @@ def main(argv: list[str] | None = None) -> int:
         for threads in BLOCK_SIZES:
             for dyn in rng.sample(DYN_DEFAULT, 1):
                 query(k, fn, threads, dyn, None)
-        for dyn in {max(0, edge), max(0, edge) + 1, max(0, edge + device["reserved_shared_memory_per_block"]), max(0, edge + device["reserved_shared_memory_per_block"]) + 1}:
+        for dyn in {
+            max(0, edge),
+            max(0, edge) + 1,
+            max(0, edge + device["reserved_shared_memory_per_block"]),
+            max(0, edge + device["reserved_shared_memory_per_block"]) + 1,
+        }:
             query(k, fn, rng.choice(BLOCK_SIZES), dyn, None)
 
     # Phase 2: opt in to the largest per-block shared memory, then sizes up to it and past it.
@@ -305,7 +312,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # Phase 4: clusters (informational: how many clusters fit on the whole GPU depends on how
     # SMs are grouped into GPCs, which the per-SM arithmetic does not model).
-    cluster_fns = [(i, fn) for i, fn in handles if kernels[i]["function"] in ("heavy_s0", "light") and kernels[i]["maxrregcount"] in (None, 32, 128)]
+    cluster_fns = [
+        (i, fn) for i, fn in handles if kernels[i]["function"] in ("heavy_s0", "light") and kernels[i]["maxrregcount"] in (None, 32, 128)
+    ]
     for k, fn in cluster_fns:
         for non_portable in (0, 1):
             drv.set_func_attr(fn, "NON_PORTABLE_CLUSTER_SIZE_ALLOWED", non_portable)

@@ -55,7 +55,9 @@ def main(argv: list[str] | None = None) -> int:
             props = [major, minor, cc.max_threads_per_block, cc.max_threads_per_sm, cc.max_registers_per_block,
                      cc.registers_per_sm, cc.warp_size, cc.shared_memory_per_block_default, cc.shared_memory_per_sm,
                      cc.shared_memory_per_block_optin, cc.reserved_shared_memory_per_block]
-            configs = [(rng.choice(THREADS), rng.choice(REGS), rng.choice(STATIC), rng.choice(DYN), rng.choice(CARVEOUT)) for _ in range(PER_CC)]
+            configs = [
+                (rng.choice(THREADS), rng.choice(REGS), rng.choice(STATIC), rng.choice(DYN), rng.choice(CARVEOUT)) for _ in range(PER_CC)
+            ]
             text = "".join(f"{t} {r} {s} {d} {c}\n" for t, r, s, d, c in configs)
             out = subprocess.run([str(exe), *map(str, props)], input=text, capture_output=True, text=True, check=True).stdout.split("\n")
             for (t, r, s, d, c), line in zip(configs, out):

@@ -128,18 +128,24 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "kind": "occupancy-residency",
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "hardware": {"name": drv.device_name(), "compute_capability": f"{major}.{minor}", "device_attributes": device,
-                     "driver_version": drv.driver_version(),
-                     "nvidia_smi": command_output(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm", "--format=csv,noheader"]),
-                     "nvcc": (command_output([shutil.which("nvcc") or "nvcc", "--version"]).splitlines() or [""])[-1]},
+        "hardware": {
+            "name": drv.device_name(),
+            "compute_capability": f"{major}.{minor}",
+            "device_attributes": device,
+            "driver_version": drv.driver_version(),
+            "nvidia_smi": command_output(
+                ["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.max.sm", "--format=csv,noheader"]
+            ),
+            "nvcc": (command_output([shutil.which("nvcc") or "nvcc", "--version"]).splitlines() or [""])[-1],
+        },
         "workload": f"{len(CONFIGS)} launches of occupancy_probe.cu (register caps {caps}, 32-1024 threads, dynamic shared "
-                    f"memory 0-232,000 B), each with {sms} SMs x (API blocks per SM + 3) blocks; every block holds its SM "
-                    f"for {SPIN_CYCLES:,} cycles",
+        f"memory 0-232,000 B), each with {sms} SMs x (API blocks per SM + 3) blocks; every block holds its SM "
+        f"for {SPIN_CYCLES:,} cycles",
         "precision": "n/a (integer counts)",
         "baseline": "cuOccupancyMaxActiveBlocksPerMultiprocessor for the same function and launch",
         "correctness_method": "the most blocks seen resident at once on each SM (atomic counters per %smid) must equal the "
-                              "API's blocks per SM on every SM used; the counters must return to zero; studytui's calculator "
-                              "must give the same number (tests/test_occupancy.py)",
+        "API's blocks per SM on every SM used; the counters must return to zero; studytui's calculator "
+        "must give the same number (tests/test_occupancy.py)",
         "spin_cycles": SPIN_CYCLES,
         "run_seconds": round(time.time() - started, 2),
         "rows": rows,

@@ -32,7 +32,17 @@ def bound_args(rec: dict) -> list[str]:
         if rec["precision"] == "fp8":
             args += ["--c-dtype", "bf16"]
         return args
-    return ["roofline", "--gpu", "h200", "--dtype", rec["precision"], "--flops", repr(float(rec["flops"])), "--bytes", repr(float(rec["bytes"]))]
+    return [
+        "roofline",
+        "--gpu",
+        "h200",
+        "--dtype",
+        rec["precision"],
+        "--flops",
+        repr(float(rec["flops"])),
+        "--bytes",
+        repr(float(rec["bytes"])),
+    ]
 
 
 def fmt_ms(seconds: float) -> str:
@@ -51,7 +61,11 @@ def main() -> None:
             if rec["id"] not in by_id:
                 order.append(rec["id"])
             by_id.setdefault(rec["id"], []).append(rec)
-    print("| shape | precision | FLOPs | bytes | bound, vendor (ms) | bound, measured profile (ms) | measured median (ms) | spread of run medians (ms) | fastest rep (ms) | vendor bound / median | vendor bound / fastest | measured-profile bound / fastest | max error (tol) | runs |")
+    print(
+        "| shape | precision | FLOPs | bytes | bound, vendor (ms) | bound, measured profile (ms) | measured median (ms) | spread of run "
+        "medians (ms) | fastest rep (ms) | vendor bound / median | vendor bound / fastest | measured-profile bound / fastest | max error "
+        "(tol) | runs |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     flagged = []
     for rid in order:
@@ -72,7 +86,8 @@ def main() -> None:
             flagged.append(f"measured-profile bound beaten: {rid} ({mb / fastest:.3f})")
         print(
             f"| {rid} | {first['precision']} | {first['flops']:.3g} | {first['bytes']:.3g} | {fmt_ms(vb)} | {fmt_ms(mb)} | {fmt_ms(med)} | "
-            f"{fmt_ms(min(medians))}-{fmt_ms(max(medians))} | {fmt_ms(fastest)} | {vb / med:.3f} | {vb / fastest:.3f} | {mb / fastest:.3f} | "
+            f"{fmt_ms(min(medians))}-{fmt_ms(max(medians))} | {fmt_ms(fastest)} | {vb / med:.3f} | {vb / fastest:.3f} | "
+            f"{mb / fastest:.3f} | "
             f"{worst_err:.1e} ({tol:g}){'' if passed else ' FAIL'} | {len(recs)} |"
         )
     print()

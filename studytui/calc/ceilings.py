@@ -48,7 +48,11 @@ class Ceilings:
         dtype: str = "bf16",
     ) -> "Ceilings":
         """Ceilings from plain numbers (tests, scripts)."""
-        prov = {k: "given" for k, v in (("peak_flops", peak_flops), ("mem_bw", mem_bw), ("link_bw", link_bw_per_direction), ("memory", memory_bytes)) if v is not None}
+        prov = {
+            k: "given"
+            for k, v in (("peak_flops", peak_flops), ("mem_bw", mem_bw), ("link_bw", link_bw_per_direction), ("memory", memory_bytes))
+            if v is not None
+        }
         return cls(dtype, peak_flops, mem_bw, link_bw_per_direction, memory_bytes, sm_count, None, prov)
 
     @property
@@ -71,7 +75,9 @@ class Ceilings:
         if self.memory_bytes is not None and self.provenance.get("memory", "").startswith(("override", "device-reported")):
             lines.append(f"memory capacity = {self.memory_bytes / 2**30:.4g} GiB ({self.provenance['memory']})")
         if self.link_bw_per_direction is not None:
-            lines.append(f"link bandwidth = {format_rate(self.link_bw_per_direction)} per direction ({self.provenance.get('link_bw', '?')})")
+            lines.append(
+                f"link bandwidth = {format_rate(self.link_bw_per_direction)} per direction ({self.provenance.get('link_bw', '?')})"
+            )
         return lines
 
     def fabric(self, need_domain: int | None = None, gpus: int | None = None):
@@ -104,10 +110,14 @@ class Ceilings:
             domain=acc.domain_size if acc else None,
             net_bw=self.net_bw_per_direction,
             net_label=self.provenance.get("net_bw", ""),
-            net_name=(acc.scale_out_name or "scale-out network") if acc and not self.provenance.get("net_bw", "").startswith("override") else "network (--net-bw)",
+            net_name=(acc.scale_out_name or "scale-out network")
+            if acc and not self.provenance.get("net_bw", "").startswith("override")
+            else "network (--net-bw)",
             net_source=(acc.scale_out_source or "") if acc and self.provenance.get("net_bw", "").startswith("catalog") else "",
             nvls=bool(acc and acc.nvls),
-            torus_axis=bool(acc and acc.axis_bw_per_direction and not self.provenance.get("link_bw", "").startswith(("override", "measured"))),
+            torus_axis=bool(
+                acc and acc.axis_bw_per_direction and not self.provenance.get("link_bw", "").startswith(("override", "measured"))
+            ),
             axis_source=str((acc.raw.get("interconnect") or {}).get("axis_source", "")) if acc else "",
             axis_max_chips=acc.axis_max_chips if acc else None,
             catalog_link=link_from_catalog,

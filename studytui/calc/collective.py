@@ -166,7 +166,9 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Res
         algbw=algbw, busbw=busbw, busbw_fraction_of_link=busbw / link,
         hierarchical=False, bottleneck=fabric.link_name, scale_up_domain=fabric.domain,
     )
-    result.step(f"bandwidth term = {formula} x bytes / link = {g(factor)} x {g(nbytes)} / {g(link)} = {format_time(bandwidth_time)}   (n = {n})")
+    result.step(
+        f"bandwidth term = {formula} x bytes / link = {g(factor)} x {g(nbytes)} / {g(link)} = {format_time(bandwidth_time)}   (n = {n})"
+    )
     result.step(f"latency term = steps x latency = {steps} x {format_time(latency)} = {format_time(latency_time)}")
     result.step(f"time = bandwidth + latency = {format_time(bandwidth_time)} + {format_time(latency_time)} = {format_time(time_s)}")
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
@@ -229,9 +231,14 @@ def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric
     result.step(f"across domains: {net_formula} = {g(net_bytes)} bytes per GPU / {g(fabric.net_bw)} = {format_time(net_time)}")
     result.step(f"bandwidth term = max(inside, across) (the tiers pipeline) = {format_time(bandwidth_time)}; bottleneck: {bottleneck}")
     result.step(f"latency term = steps x latency = {steps} x {format_time(latency)} = {format_time(latency_time)}")
-    result.step(f"time = bandwidth + latency = {format_time(time_s)}; serial estimate (tiers one after the other) = {format_time(serial_s)}")
+    result.step(
+        f"time = bandwidth + latency = {format_time(time_s)}; serial estimate (tiers one after the other) = {format_time(serial_s)}"
+    )
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
-    result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(busbw)} (nccl-tests formula; the hierarchy moves less over the network than a flat ring)")
+    result.step(
+        f"bus bandwidth = algbw x {bus_formula} = {format_rate(busbw)} (nccl-tests formula; the hierarchy moves less over the network "
+        "than a flat ring)"
+    )
     shape = "direct exchange" if op == "all_to_all" else "hierarchical"
     result.row("collective", f"{op} over {n} GPUs ({shape})")
     result.row("scale-up domain", f"{d} GPUs: {k} domains, joined by the network")
@@ -244,7 +251,10 @@ def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric
     result.row("time (tiers overlapped)", format_time(time_s))
     result.row("serial estimate (no overlap)", format_time(serial_s))
     result.row("algorithm bandwidth", format_rate(algbw))
-    result.row("bus bandwidth", f"{format_rate(busbw)} (nccl-tests formula over {n} GPUs; each GPU's network share is {format_rate(net_bytes / time_s)})")
+    result.row(
+        "bus bandwidth",
+        f"{format_rate(busbw)} (nccl-tests formula over {n} GPUs; each GPU's network share is {format_rate(net_bytes / time_s)})",
+    )
     result.row("bottleneck", f"{bottleneck} ({format_percent(net_bytes / time_s / fabric.net_bw)} of the network rate used)")
     _notes(result, op, fabric, n, inside=False)
     result.assume(

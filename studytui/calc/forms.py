@@ -16,9 +16,9 @@ from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, parse_dtype
 from studytui.calc.result import Result
 from studytui.calc.units import (
     FieldError,
+    parse_float,
     parse_flops,
     parse_flops_rate,
-    parse_float,
     parse_int,
     parse_rate,
     parse_size,
@@ -302,7 +302,7 @@ def _ceilings(p: dict[str, Any], data_dir, need: tuple[str, ...], dtype: str | N
     if gpu is None and p.get("gpu") and "gpu" not in (p.get("_given") or ()):
         missing = [n for n, flag in (("peak_flops", "--peak-flops"), ("mem_bw", "--mem-bw")) if n in need and p.get(n) is None]
         if missing:
-            raise FieldError(missing[0], f"custom ceilings need both --peak-flops and --mem-bw (or --gpu to take the rest from)")
+            raise FieldError(missing[0], "custom ceilings need both --peak-flops and --mem-bw (or --gpu to take the rest from)")
     return resolve_ceilings(
         gpu, dtype or p.get("dtype") or DEFAULT_DTYPE, peak_flops=p.get("peak_flops"), mem_bw=p.get("mem_bw"),
         link_bw=p.get("link_bw"), memory_bytes=p.get("hbm"), net_bw=p.get("net_bw"), profile=p.get("profile") or "vendor",
@@ -369,7 +369,11 @@ def _run_collective(p: dict[str, Any], data_dir) -> Result:
         if p.get("domain"):
             fabric = replace(fabric, domain=p["domain"])
     if "net_bw" in given and (fabric.domain is None or p["gpus"] <= fabric.domain):
-        where = f"{p['gpus']} GPUs fit in one {fabric.domain}-GPU scale-up domain" if fabric.domain else "the scale-up domain size is unknown (give --domain)"
+        where = (
+            f"{p['gpus']} GPUs fit in one {fabric.domain}-GPU scale-up domain"
+            if fabric.domain
+            else "the scale-up domain size is unknown (give --domain)"
+        )
         raise FieldError("net_bw", f"is not used: {where}; the network is crossed only past the domain")
     return collective(p["op"], p["gpus"], p["bytes"], latency=p["latency"], fabric=fabric)
 
@@ -490,7 +494,8 @@ _register(CalcSpec(
     "communication times, the max() lower bound and the serial sum() estimate, tokens/s, TTFT/TPOT, and memory fit.",
     (
         *_model_fields(),
-        FieldSpec("phase", "phase", "choice", "decode", choices=("prefill", "decode"), help="prefill: the whole prompt batch; decode: one step"),
+        FieldSpec("phase", "phase", "choice", "decode", choices=("prefill", "decode"),
+                  help="prefill: the whole prompt batch; decode: one step"),
         FieldSpec("batch", "batch (sequences)", "int", "1"),
         FieldSpec("prompt", "prompt tokens", "int", "2048", help="prefill: tokens per sequence"),
         FieldSpec("context", "context tokens", "int", "4096", help="decode: tokens already cached per sequence"),
@@ -500,7 +505,8 @@ _register(CalcSpec(
         *_QUANT,
         FieldSpec("tp", "tensor parallel GPUs", "int", "1"),
         FieldSpec("latency", "all-reduce step latency", "time", "1us", allow_zero=True, help="per ring step"),
-        FieldSpec("net_bw", "network bandwidth override", "rate", help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s"),
+        FieldSpec("net_bw", "network bandwidth override", "rate",
+                  help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s"),
         FieldSpec("causal", "causal attention", "bool", "true",
                   help="prefill: a causal kernel skips the masked half of the T^2 scores (--no-causal: bidirectional, the full square)"),
         FieldSpec("mfu", "MFU", "float", "1", maximum=1.0, help="fraction of peak FLOP/s reached (1 = lower bound)"),
@@ -519,12 +525,14 @@ _register(CalcSpec(
     "Collective time over N GPUs at the one-way link rate plus a per-step latency, hierarchical past the "
     "scale-up domain (link inside, network across, bottleneck named), with nccl-tests byte conventions and bus bandwidth.",
     (
-        FieldSpec("op", "operation", "choice", "all_reduce", choices=("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")),
+        FieldSpec("op", "operation", "choice", "all_reduce",
+                  choices=("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")),
         FieldSpec("gpus", "GPUs", "int", "8"),
         FieldSpec("bytes", "bytes (nccl-tests size)", "size", "1GiB"),
         FieldSpec("gpu", "GPU", "gpu", "h200", help="its scale-up link (one way), domain size and scale-out network are used"),
         FieldSpec("link_bw", "link bandwidth", "rate", help="per GPU per direction, e.g. 450GB/s"),
-        FieldSpec("net_bw", "network bandwidth", "rate", help="scale-out network per GPU per direction past the scale-up domain, e.g. 50GB/s"),
+        FieldSpec("net_bw", "network bandwidth", "rate",
+                  help="scale-out network per GPU per direction past the scale-up domain, e.g. 50GB/s"),
         FieldSpec("domain", "scale-up domain", "int", help="GPUs in one scale-up domain (default: the GPU's, e.g. 8 on HGX)"),
         FieldSpec("latency", "latency per step", "time", "1us", allow_zero=True),
         FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
@@ -647,8 +655,10 @@ _register(CalcSpec(
         FieldSpec("dyn_smem", "dynamic shared memory", "size", "0", allow_zero=True, help="bytes per block given at launch"),
         FieldSpec("cluster", "cluster size", "int", "1", help="blocks per thread-block cluster (9.0 and later)"),
         FieldSpec("non_portable", "non-portable cluster", "bool", "false", help="allow clusters above 8 blocks where the part supports 16"),
-        FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True, help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
-        FieldSpec("sweep", "sweep", "choice", choices=("threads", "regs", "smem"), help="print occupancy across threads, registers or dynamic shared memory"),
+        FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True,
+                  help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
+        FieldSpec("sweep", "sweep", "choice", choices=("threads", "regs", "smem"),
+                  help="print occupancy across threads, registers or dynamic shared memory"),
     ),
     _run_occupancy,
     unused=_unused_occupancy,
@@ -664,7 +674,8 @@ _register(CalcSpec(
                   choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64"), help="block tile, any MxNxK"),
         FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help="A and B element type"),
         FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)"),
-        FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"), help="N or auto (the most that fit)"),
+        FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"),
+                  help="N or auto (the most that fit)"),
         FieldSpec("threads", "threads per block", "int", "128"),
         FieldSpec("regs", "registers per thread", "int", help="optional: counts the register limit in blocks per SM"),
         FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),

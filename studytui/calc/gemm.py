@@ -90,10 +90,18 @@ def gemm(
             f"Stream-K compute = tiles x tile time / SMs = {tiles} x {format_time(tile_time)} / {sms} = {format_time(stream_k)} "
             f"(recovers {format_time(quantised - stream_k)})"
         )
-        result.row(f"waves over {unit}", f"{waves} over {sms} {unit}; last wave {last} tile{'' if last == 1 else 's'} ({format_percent(last_util)} busy)")
+        result.row(
+            f"waves over {unit}",
+            f"{waves} over {sms} {unit}; last wave {last} tile{'' if last == 1 else 's'} ({format_percent(last_util)} busy)",
+        )
         result.row("tile-quantised compute", format_time(quantised))
-        result.row("Stream-K compute", f"{format_time(stream_k)} (recovers {format_time(quantised - stream_k)}, x{g(quantised / stream_k)})")
-        result.assume(f"waves: one output tile per {unit[:-1]} at a time (a persistent kernel with this tile); Stream-K splits the K loop so every {unit[:-1]} does equal work")
+        result.row(
+            "Stream-K compute", f"{format_time(stream_k)} (recovers {format_time(quantised - stream_k)}, x{g(quantised / stream_k)})"
+        )
+        result.assume(
+            f"waves: one output tile per {unit[:-1]} at a time (a persistent kernel with this tile); Stream-K splits the K loop so every "
+            f"{unit[:-1]} does equal work"
+        )
         if unit == "CUs":
             result.assume(f"AMD: {sms} compute units from the catalog take the place of SMs")
     else:

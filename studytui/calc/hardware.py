@@ -258,7 +258,9 @@ class Catalog:
         self._names: dict[str, str] = {}
         for acc in accelerators:
             if acc.id in self.accelerators:
-                raise UsageError(f"{acc.origin}: accelerator id '{acc.id}' is already defined ({self.accelerators[acc.id].origin}); pick another id")
+                raise UsageError(
+                    f"{acc.origin}: accelerator id '{acc.id}' is already defined ({self.accelerators[acc.id].origin}); pick another id"
+                )
             self.accelerators[acc.id] = acc
         for acc in accelerators:
             self._names[_norm(acc.id)] = acc.id

@@ -477,7 +477,9 @@ def occupancy(
     if not steps and occ.active_warps >= cc.max_warps_per_sm:
         result.row("next step", "none: every warp slot is used (100% occupancy)")
     for step in steps:
-        occ_text = f" -> {step['blocks']} blocks, {step['occupancy']:.1%}" if step["occupancy"] is not None else f" -> {step['blocks']} blocks"
+        occ_text = (
+            f" -> {step['blocks']} blocks, {step['occupancy']:.1%}" if step["occupancy"] is not None else f" -> {step['blocks']} blocks"
+        )
         result.row(f"next step ({step['change']})", step["text"] + occ_text)
 
     # explain
@@ -525,7 +527,9 @@ def occupancy(
                       "per-SM arithmetic does not model: ask cuOccupancyMaxActiveClusters (on an H200 it found fewer "
                       "clusters of 4 or 8 than SMs x blocks per SM / cluster size)")
         if non_portable and cluster > (cc.cluster_portable or 0):
-            result.warn(f"a cluster of {cluster} needs cudaFuncAttributeNonPortableClusterSizeAllowed = 1 and may not launch on other parts")
+            result.warn(
+                f"a cluster of {cluster} needs cudaFuncAttributeNonPortableClusterSizeAllowed = 1 and may not launch on other parts"
+            )
     if sweep_axis:
         points = sweep(occ, sweep_axis, carveout)
         result.values["sweep"] = {"axis": sweep_axis, "points": points}

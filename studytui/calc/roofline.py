@@ -94,13 +94,16 @@ def add_terms(result: Result, t: RooflineTerms, what: str = "", *, per_gpu: bool
     result.step(f"compute time = FLOPs / peak = {g(t.flops)} / {g(t.peak_flops)} = {format_time(t.compute_time_s)}")
     result.step(f"memory time = bytes / bandwidth = {g(t.bytes)} / {g(t.mem_bw)} = {format_time(t.memory_time_s)}")
     result.step(
-        f"time lower bound = max(compute, memory) = max({format_time(t.compute_time_s)}, {format_time(t.memory_time_s)}) = {format_time(t.time_s)}"
+        f"time lower bound = max(compute, memory) = max({format_time(t.compute_time_s)}, {format_time(t.memory_time_s)}) = "
+        f"{format_time(t.time_s)}"
     )
     result.step(
-        f"serial no-overlap estimate = compute + memory = {format_time(t.compute_time_s)} + {format_time(t.memory_time_s)} = {format_time(t.time_serial_s)} (not a bound: a real kernel can be slower)"
+        f"serial no-overlap estimate = compute + memory = {format_time(t.compute_time_s)} + {format_time(t.memory_time_s)} = "
+        f"{format_time(t.time_serial_s)} (not a bound: a real kernel can be slower)"
     )
     result.step(
-        f"attainable = min(peak, intensity x bandwidth) = min({g(t.peak_flops)}, {g(t.intensity)} x {g(t.mem_bw)}) = {format_flops_rate(t.attainable_flops)}"
+        f"attainable = min(peak, intensity x bandwidth) = min({g(t.peak_flops)}, {g(t.intensity)} x {g(t.mem_bw)}) = "
+        f"{format_flops_rate(t.attainable_flops)}"
     )
     result.row(f"FLOPs{each}", format_flops(t.flops))
     result.row(f"bytes moved{each}", format_size(t.bytes))
@@ -142,15 +145,23 @@ def check_measured(
     floor_s, flops, nbytes, peak, bw = terms.time_s, terms.flops, terms.bytes, terms.peak_flops, terms.mem_bw
     fraction = floor_s / measured_s
     result.values.update(measured_time_s=measured_s, roofline_fraction=fraction)
-    result.step(f"fraction of roofline = floor / measured = {format_time(floor_s)} / {format_time(measured_s)} = {format_percent(fraction)}")
+    result.step(
+        f"fraction of roofline = floor / measured = {format_time(floor_s)} / {format_time(measured_s)} = {format_percent(fraction)}"
+    )
     result.row("measured time", format_time(measured_s))
     achieved = flops / measured_s
     result.values.update(achieved_flops=achieved, achieved_flops_fraction=achieved / peak)
-    result.step(f"achieved FLOP/s = FLOPs / measured = {g(flops)} / {g(measured_s)} = {format_flops_rate(achieved)} ({format_percent(achieved / peak)} of peak)")
+    result.step(
+        f"achieved FLOP/s = FLOPs / measured = {g(flops)} / {g(measured_s)} = {format_flops_rate(achieved)} "
+        f"({format_percent(achieved / peak)} of peak)"
+    )
     result.row("achieved FLOP/s", f"{format_flops_rate(achieved)} ({format_percent(achieved / peak)} of peak)")
     achieved_bw = nbytes / measured_s
     result.values.update(achieved_bw=achieved_bw, achieved_bw_fraction=achieved_bw / bw)
-    result.step(f"achieved bandwidth = bytes / measured = {g(nbytes)} / {g(measured_s)} = {format_rate(achieved_bw)} ({format_percent(achieved_bw / bw)} of peak)")
+    result.step(
+        f"achieved bandwidth = bytes / measured = {g(nbytes)} / {g(measured_s)} = {format_rate(achieved_bw)} "
+        f"({format_percent(achieved_bw / bw)} of peak)"
+    )
     result.row("achieved bandwidth", f"{format_rate(achieved_bw)} ({format_percent(achieved_bw / bw)} of peak)")
     result.row("fraction of roofline", format_percent(fraction))
     limit_peak = limits[0] or peak
@@ -235,7 +246,9 @@ def roofline(
             attainable_flops=attainable, bound=bound, time_s=None,
         )
         result.step(f"ridge point = peak / bandwidth = {g(peak)} / {g(bw)} = {g(ridge)} FLOP/B")
-        result.step(f"attainable = min(peak, intensity x bandwidth) = min({g(peak)}, {g(intensity)} x {g(bw)}) = {format_flops_rate(attainable)}")
+        result.step(
+            f"attainable = min(peak, intensity x bandwidth) = min({g(peak)}, {g(intensity)} x {g(bw)}) = {format_flops_rate(attainable)}"
+        )
         result.row("arithmetic intensity", f"{g(intensity)} FLOP/B")
         result.row("ridge point", f"{g(ridge)} FLOP/B")
         result.row("bound", bound)

@@ -87,7 +87,9 @@ def specdec(alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: fl
             towards = f"towards 1/(1 - a) = {g(limit)}"
         else:
             towards = "past the search range"
-        result.step(f"best gamma: none in 1..{MAX_GAMMA}: the speedup still rises at gamma {MAX_GAMMA} ({g(s_best)}) and keeps rising {towards}")
+        result.step(
+            f"best gamma: none in 1..{MAX_GAMMA}: the speedup still rises at gamma {MAX_GAMMA} ({g(s_best)}) and keeps rising {towards}"
+        )
     else:
         result.step(f"best gamma in 1..{MAX_GAMMA} for a = {g(a)}, c = {g(c)}: {gamma_best} (speedup {g(s_best)})")
     result.row("expected tokens per target step", g(tokens))
@@ -104,7 +106,9 @@ def specdec(alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: fl
         result.step(f"a > c, so some gamma helps: best speedup >= (1 + a) / (1 + c) = {g(floor)}")
     else:
         result.warn(f"alpha ({g(alpha)}) <= cost ratio ({g(cost_ratio)}): no gamma gives a speedup")
-    result.assume("Leviathan et al.: acceptances i.i.d. with rate alpha; draft and target run one after the other; c = draft/target time per call")
+    result.assume(
+        "Leviathan et al.: acceptances i.i.d. with rate alpha; draft and target run one after the other; c = draft/target time per call"
+    )
     if alpha == 0:
         result.assume("alpha = 0: no draft token is ever accepted, so each step yields 1 token and costs g c + 1: speedup 1/(g c + 1)")
     if cost_ratio == 0:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
 from studytui.calc.dtypes import dtype_bytes
 from studytui.calc.occupancy import ComputeCapability, blocks_per_sm
@@ -105,9 +104,13 @@ def tile_budget(
     result.row("tile", f"{m} x {n} x {k} ({dtype} inputs, fp32 accumulators, {c_dtype} output)")
     result.row("per stage", f"A {a_bytes:,} B + B {b_bytes:,} B" + (f" + barriers {barrier} B" if barrier else "") + f" = {stage:,} B")
     result.row("epilogue buffer", f"{epi:,} B" if epi else "none (C written from registers)")
-    result.row("stages", f"{chosen}" + (" (auto: the most that fit)" if stages is None else "") + f"; at most {fit} fit in {budget:,} B per block")
+    result.row(
+        "stages", f"{chosen}" + (" (auto: the most that fit)" if stages is None else "") + f"; at most {fit} fit in {budget:,} B per block"
+    )
     result.row("shared memory per block", f"{total:,} B ({total / 1024:.1f} KiB)")
-    result.row("blocks per SM", f"{occ.blocks} (limited by {', '.join(occ.binding)})" + ("" if regs else "; registers not counted (give --regs)"))
+    result.row(
+        "blocks per SM", f"{occ.blocks} (limited by {', '.join(occ.binding)})" + ("" if regs else "; registers not counted (give --regs)")
+    )
     result.row("stages for 2 blocks per SM", str(max(0, two_blocks)) if two_blocks >= 1 else "none: 2 blocks do not fit")
     tmem = cc.tensor_memory
     if tmem:
@@ -123,7 +126,9 @@ def tile_budget(
                    f"{acc_regs} if the epilogue loads the whole tile at once")
         if not fits:
             result.warn(f"the {m}x{n} fp32 accumulator needs {cols} tensor-memory columns; an SM has {columns}")
-        result.assume("tcgen05 accumulators: one 32-bit column per output column for each 128 rows; allocations are powers of two from 32 columns")
+        result.assume(
+            "tcgen05 accumulators: one 32-bit column per output column for each 128 rows; allocations are powers of two from 32 columns"
+        )
     else:
         result.values["tmem_columns"] = None
         result.row("accumulator registers per thread", f"{acc_regs} ({m} x {n} fp32 over {threads} threads)")
@@ -137,7 +142,10 @@ def tile_budget(
         result.step(f"stage = A + B + {barrier} B of mbarriers (full + empty) = {stage:,} B")
     result.step(f"epilogue = {m} x {n} x {dtype_bytes(c_dtype):g} B = {epi:,} B" if epi else "epilogue: none in shared memory")
     result.step(f"stages that fit = ({budget:,} - {epi:,}) // {stage:,} = {fit}")
-    result.step(f"shared memory per block = {chosen} x {stage:,} + {epi:,} = {total:,} B (+ {cc.reserved_shared_memory_per_block} B reserved per block)")
+    result.step(
+        f"shared memory per block = {chosen} x {stage:,} + {epi:,} = {total:,} B (+ {cc.reserved_shared_memory_per_block} B reserved per "
+        "block)"
+    )
     shown = {k: v for k, v in occ.limits.items() if regs or k != "registers"}
     result.step("blocks per SM = min(" + ", ".join(f"{k} {v}" for k, v in shown.items()) + f") = {occ.blocks}"
                 + ("" if regs else " (registers not counted)"))

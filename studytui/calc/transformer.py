@@ -22,7 +22,6 @@ from studytui.calc.units import (
     format_count,
     format_flops,
     format_percent,
-    format_rate,
     format_size,
     format_time,
 )
@@ -63,7 +62,9 @@ def check_tp(params: ModelParams, tp: int) -> str | None:
     if tp == 1:
         return None
     if params.heads % tp:
-        raise FieldError("tp", f"{tp} does not divide the {params.heads} query heads of {params.name}: tensor parallelism splits whole heads")
+        raise FieldError(
+            "tp", f"{tp} does not divide the {params.heads} query heads of {params.name}: tensor parallelism splits whole heads"
+        )
     if params.is_mla:
         return None
     kv = params.kv_heads
@@ -72,7 +73,9 @@ def check_tp(params: ModelParams, tp: int) -> str | None:
             raise FieldError("tp", f"{tp} does not divide the {kv} KV heads of {params.name}")
         return None
     if tp % kv:
-        raise FieldError("tp", f"the {kv} KV heads of {params.name} cannot be replicated evenly over {tp} GPUs (TP must be a multiple of {kv})")
+        raise FieldError(
+            "tp", f"the {kv} KV heads of {params.name} cannot be replicated evenly over {tp} GPUs (TP must be a multiple of {kv})"
+        )
     return f"TP {tp} > {kv} KV heads: each KV head (and its cache) is replicated on {tp // kv} GPUs"
 
 
@@ -122,7 +125,8 @@ def memory_fit(
     result.step(f"fits = weights + KV <= usable: {format_size(need)} <= {format_size(usable)} -> {'yes' if fits else 'NO'}")
     if max_batch is not None:
         result.step(
-            f"max batch at context {context} = floor((usable - weights) / KV per sequence) = floor(({g(usable)} - {g(weights_gpu)}) / {g(kv_seq_gpu)}) = {max_batch}"
+            f"max batch at context {context} = floor((usable - weights) / KV per sequence) = floor(({g(usable)} - {g(weights_gpu)}) / "
+            f"{g(kv_seq_gpu)}) = {max_batch}"
         )
     result.row("memory per GPU", f"{format_size(need)} of {format_size(usable)} usable -> {'fits' if fits else 'DOES NOT FIT'}")
     if max_batch is not None:
@@ -196,7 +200,8 @@ def transformer(
     result.step(
         f"parameters: total {g(counts.total)}, active per token {g(counts.active)} "
         f"(routed experts {params.active_experts} of {params.experts}; input embedding excluded, lm_head included)"
-        if params.is_moe else f"parameters: total {g(counts.total)}, per token {g(counts.active)} (input embedding excluded, lm_head included)"
+        if params.is_moe
+        else f"parameters: total {g(counts.total)}, per token {g(counts.active)} (input embedding excluded, lm_head included)"
     )
     if params.is_mla:
         result.step(
@@ -218,7 +223,8 @@ def transformer(
             part = 2.0 * heads * (dq + dv) * attended * B * n_layers
             attention_flops += part
             result.step(
-                f"attention FLOPs = 2 x n_q x (d_qk + d_v) x attended x batch x layers = 2 x {heads} x ({dq} + {dv}) x {g(attended)} x {B} x {n_layers} = {g(part)}"
+                f"attention FLOPs = 2 x n_q x (d_qk + d_v) x attended x batch x layers = 2 x {heads} x ({dq} + {dv}) x {g(attended)} x "
+                f"{B} x {n_layers} = {g(part)}"
             )
         tokens_for_experts = B
         kv_read = B * params.kv_bytes_per_sequence(S, b_kv)
@@ -231,7 +237,8 @@ def transformer(
         body = counts.active - counts.lm_head
         linear_flops = 2.0 * body * tokens + 2.0 * counts.lm_head * B
         result.step(
-            f"linear FLOPs = 2 x (active - lm_head) x batch x prompt + 2 x lm_head x batch = 2 x {g(body)} x {tokens} + 2 x {g(counts.lm_head)} x {B} = {g(linear_flops)}"
+            f"linear FLOPs = 2 x (active - lm_head) x batch x prompt + 2 x lm_head x batch = 2 x {g(body)} x {tokens} + 2 x "
+            f"{g(counts.lm_head)} x {B} = {g(linear_flops)}"
         )
         attention_flops = 0.0
         for n_layers, window in ((params.layers - params.sliding_layers, None), (params.sliding_layers, params.sliding_window)):
@@ -244,7 +251,8 @@ def transformer(
             if window:
                 shape = f"window {window}, " + ("causal" if causal else "T x min(T, W)")
             result.step(
-                f"attention FLOPs = 2 x n_q x (d_qk + d_v) x pairs x batch x layers, pairs = {shape} = {g(pairs)}: 2 x {heads} x ({dq} + {dv}) x {g(pairs)} x {B} x {n_layers} = {g(part)}"
+                f"attention FLOPs = 2 x n_q x (d_qk + d_v) x pairs x batch x layers, pairs = {shape} = {g(pairs)}: 2 x {heads} x ({dq} + "
+                f"{dv}) x {g(pairs)} x {B} x {n_layers} = {g(part)}"
             )
         tokens_for_experts = tokens
         kv_write = B * params.kv_bytes_per_sequence(T, b_kv)
@@ -255,8 +263,10 @@ def transformer(
         result.row("prefill attention", "causal: half the T^2 scores (a causal kernel skips the masked half)" if causal
                    else "bidirectional: the full T^2 scores (--no-causal)")
         result.assume(
-            "prefill attention counts the full T^2 score matrix (--no-causal: bidirectional attention)" if not causal
-            else "prefill attention is causal (the default): half the T^2 score matrix, as FlashAttention and serving engines skip the masked half"
+            "prefill attention counts the full T^2 score matrix (--no-causal: bidirectional attention)"
+            if not causal
+            else "prefill attention is causal (the default): half the T^2 score matrix, "
+            "as FlashAttention and serving engines skip the masked half"
         )
 
     # Weights read once per step: every non-expert weight, the experts the tokens touch.
@@ -270,11 +280,13 @@ def transformer(
     if params.is_moe:
         result.values["expected_experts_per_layer"] = experts_touched
         result.step(
-            f"experts touched per MoE layer = E(1 - (1 - K/E)^tokens) = {params.experts} x (1 - (1 - {params.active_experts}/{params.experts})^{tokens_for_experts}) = {g(experts_touched)}"
+            f"experts touched per MoE layer = E(1 - (1 - K/E)^tokens) = {params.experts} x (1 - (1 - "
+            f"{params.active_experts}/{params.experts})^{tokens_for_experts}) = {g(experts_touched)}"
         )
         result.row("experts touched per MoE layer", f"{g(experts_touched)} of {params.experts}")
     result.step(
-        f"weight bytes = (non-expert weights + MoE layers x experts touched x expert size) x bytes/weight = ({g(non_expert)} + {g(expert_weights)}) x {g(b_w)} = {g(weight_bytes)}"
+        f"weight bytes = (non-expert weights + MoE layers x experts touched x expert size) x bytes/weight = ({g(non_expert)} + "
+        f"{g(expert_weights)}) x {g(b_w)} = {g(weight_bytes)}"
     )
     act_bytes = 2.0 * d * b_a * L * tokens
     result.step(f"activation bytes = 2 x d x b_a x L x tokens = 2 x {d} x {g(b_a)} x {L} x {tokens} = {g(act_bytes)}")
@@ -289,7 +301,8 @@ def transformer(
     bytes_gpu = weight_bytes / tp + act_bytes + (kv_read + kv_write) / kv_shard
     if tp > 1:
         result.step(
-            f"per GPU: FLOPs / TP = {g(flops)} / {tp} = {g(flops_gpu)}; bytes = weights / {tp} + activations (replicated) + KV / {kv_shard} = {g(bytes_gpu)}"
+            f"per GPU: FLOPs / TP = {g(flops)} / {tp} = {g(flops_gpu)}; bytes = weights / {tp} + activations (replicated) + KV / "
+            f"{kv_shard} = {g(bytes_gpu)}"
         )
         result.values.update(flops_per_gpu=flops_gpu, bytes_per_gpu=bytes_gpu)
         result.assume("TP: activations (the hidden state) are replicated on every rank, so their traffic is not divided by TP")
@@ -301,7 +314,10 @@ def transformer(
     peak = ceilings.peak_flops * mfu
     bw = ceilings.mem_bw * mbu
     if mfu != 1.0 or mbu != 1.0:
-        result.step(f"effective peak = peak x MFU = {g(ceilings.peak_flops)} x {g(mfu)} = {g(peak)}; bandwidth = bw x MBU = {g(ceilings.mem_bw)} x {g(mbu)} = {g(bw)}")
+        result.step(
+            f"effective peak = peak x MFU = {g(ceilings.peak_flops)} x {g(mfu)} = {g(peak)}; bandwidth = bw x MBU = {g(ceilings.mem_bw)} "
+            f"x {g(mbu)} = {g(bw)}"
+        )
         result.warn(f"MFU {g(mfu)} / MBU {g(mbu)} applied: the times are estimates, no longer lower bounds")
     terms = RooflineTerms(flops_gpu, bytes_gpu, peak, bw)
     result.values.update(
@@ -329,7 +345,8 @@ def transformer(
             result.step(
                 f"TP all-reduce per call, {tp} GPUs past the {fabric.domain}-GPU scale-up domain (hierarchical): inside "
                 f"{format_time(hier.values['scale_up_time_s'])}, across {format_time(hier.values['network_time_s'])}, "
-                f"+ {hier.values['steps']} x {format_time(latency)} latency = {format_time(per_ar)} (bottleneck: {hier.values['bottleneck']})"
+                f"+ {hier.values['steps']} x {format_time(latency)} latency = {format_time(per_ar)} (bottleneck: "
+                f"{hier.values['bottleneck']})"
             )
             result.values["tp_bottleneck"] = hier.values["bottleneck"]
             result.warn(f"TP {tp} spans more than one {fabric.domain}-GPU scale-up domain: its all-reduces cross the network "
@@ -337,21 +354,34 @@ def transformer(
         else:
             per_ar, bw_part = ring_all_reduce_time(message, tp, fabric.link_bw, latency)
             result.step(
-                f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / {g(fabric.link_bw)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
+                f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / "
+                f"{g(fabric.link_bw)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
             )
         group = min(tp, fabric.domain) if fabric.domain else tp
         if fabric.measured_gpus and fabric.measured_gpus != group:
-            result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to TP {tp}: measure at this size")
+            result.warn(
+                f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to TP {tp}: measure at this "
+                "size"
+            )
         elif fabric.measured_note:
             result.assume(fabric.measured_note)
         comm = 2 * L * per_ar
         result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, comm_time_s=comm)
         result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
-        result.step(f"time lower bound = max(compute, memory, communication) = {format_time(max(time_s, comm))}; serial no-overlap estimate = sum = {format_time(upper + comm)}")
+        result.step(
+            f"time lower bound = max(compute, memory, communication) = {format_time(max(time_s, comm))}; serial no-overlap estimate = sum "
+            f"= {format_time(upper + comm)}"
+        )
         result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)}")
         result.row("communication time", format_time(comm))
-        result.assume("TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate (Megatron)")
-        result.assume(f"all-reduce latency {format_time(latency)} per ring step (default 1 us: an order-of-magnitude assumption; measure it with nccl-tests)")
+        result.assume(
+            "TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate "
+            "(Megatron)"
+        )
+        result.assume(
+            f"all-reduce latency {format_time(latency)} per ring step (default 1 us: an order-of-magnitude assumption; measure it with "
+            "nccl-tests)"
+        )
         if comm > time_s:
             bound = "communication"
         time_s, upper = max(time_s, comm), upper + comm
@@ -379,11 +409,16 @@ def transformer(
         if params.is_mla:
             result.assume("MLA prefill with K and V decompressed per head (scores over nope + rope dims, values over v_dim)")
     if params.sliding_layers:
-        result.assume(f"{params.sliding_layers} of {L} layers use a {params.sliding_window}-token sliding window (attend to and cache at most that many tokens)")
+        result.assume(
+            f"{params.sliding_layers} of {L} layers use a {params.sliding_window}-token sliding window (attend to and cache at most that "
+            "many tokens)"
+        )
     if params.is_moe:
         result.assume("MoE: experts touched per layer from uniform independent routing, E(1-(1-K/E)^tokens); FLOPs use K experts per token")
     if b_w != dtype_bytes(weight_dtype):
-        result.assume(f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights: {g(b_w * 8)} bits per weight")
+        result.assume(
+            f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights: {g(b_w * 8)} bits per weight"
+        )
     result.assume(f"FLOPs use the dense {ceilings.dtype} peak; 2 FLOPs per multiply-add")
     _explain_precisions(result, weight_dtype, ceilings.dtype)
     if tp > 1:
@@ -425,7 +460,9 @@ def _explain_precisions(result: Result, weight_dtype: str, compute_dtype: str) -
         )
 
 
-def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, context: int = 4096, ceilings: Ceilings | None = None) -> Result:
+def kv_cache(
+    params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, context: int = 4096, ceilings: Ceilings | None = None
+) -> Result:
     """KV cache size per token, per sequence and for a batch."""
     params.validate()
     result = Result("kv")
@@ -449,9 +486,15 @@ def kv_cache(params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, con
     else:
         result.step(f"elements/token/layer = 2 x n_kv x H = 2 x {params.kv_heads} x {params.head_dim} = {elements}")
     result.step(f"KV bytes/token = L x elements x b_kv = {params.layers} x {elements} x {g(b)} = {g(per_token)}")
-    result.step(f"KV bytes/sequence at context {context} = {g(per_seq)}" + (" (sliding layers capped at their window)" if params.sliding_layers else ""))
+    result.step(
+        f"KV bytes/sequence at context {context} = {g(per_seq)}"
+        + (" (sliding layers capped at their window)" if params.sliding_layers else "")
+    )
     result.step(f"KV bytes for batch = {batch} x {g(per_seq)} = {g(total)}")
-    result.step(f"MHA equivalent = 2 x L x n_q x H x b_kv = 2 x {params.layers} x {params.heads} x {params.head_dim} x {g(b)} = {g(mha)} ({g(mha / per_token)}x more)")
+    result.step(
+        f"MHA equivalent = 2 x L x n_q x H x b_kv = 2 x {params.layers} x {params.heads} x {params.head_dim} x {g(b)} = {g(mha)} "
+        f"({g(mha / per_token)}x more)"
+    )
     result.row("model", params.name)
     result.row("KV elements per token per layer", format_count(elements))
     if params.is_mla:  # after the model it describes
@@ -501,7 +544,11 @@ def memory_plan(
     )
     result.row("model", params.name)
     if ceilings.memory_bytes is not None:
-        result.row("HBM per GPU", f"{format_size(ceilings.memory_bytes, binary=True)} ({ceilings.provenance.get('memory', '')})" + (f" x TP {tp}" if tp > 1 else ""))
+        result.row(
+            "HBM per GPU",
+            f"{format_size(ceilings.memory_bytes, binary=True)} ({ceilings.provenance.get('memory', '')})"
+            + (f" x TP {tp}" if tp > 1 else ""),
+        )
     result.step(f"weights = params x bytes/weight = {g(counts.total)} x {g(b_w)} = {g(weights)}")
     result.step(f"KV per sequence at {context} tokens = {g(per_seq)}")
     result.row("weights", f"{format_size(weights)} ({format_size(weights, binary=True)})")
@@ -529,7 +576,9 @@ def memory_plan(
                     hi = mid
             max_context = lo
         result.values["max_context"] = max_context
-        result.row(f"max context at batch {batch}", "unbounded (sliding windows only)" if max_context is None else format_count(max_context))
+        result.row(
+            f"max context at batch {batch}", "unbounded (sliding windows only)" if max_context is None else format_count(max_context)
+        )
         result.step(f"max context at batch {batch}: largest S with batch x KV(S) / {shard} <= {g(room)} -> {max_context}")
     else:
         result.values["max_context"] = 0

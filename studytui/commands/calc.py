@@ -28,13 +28,17 @@ _KIND_HINTS = {
     "model": "MODEL",
     "choice": "CHOICE",
 }
-_UNITS_HELP = """\
-units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal); FLOP rates 989TFLOP/s, '989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.
-precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).
-
-Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1, and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.
-
---json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); --explain prints every formula with the numbers substituted."""
+_UNITS_HELP = (
+    "units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal); FLOP rates 989TFLOP/s, '989 TFLOPS'; "
+    "times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.\n"
+    "precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).\n"
+    "\n"
+    "Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1, "
+    "and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.\n"
+    "\n"
+    "--json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); "
+    "--explain prints every formula with the numbers substituted."
+)
 
 # A line of help text that starts a list item ("  roofline     what it does") or carries a label
 # ("units: ..."): its continuation lines hang under the text after the name or label.
@@ -131,7 +135,7 @@ def _register_calc(subparsers: argparse._SubParsersAction) -> None:
                                    help=f"turn off {f.flag} ({f.label})")
             else:
                 p.add_argument(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f))
-        for old, (new, _convert) in spec.renamed.items():
+        for old, (_new, _convert) in spec.renamed.items():
             # old flag names keep working, shown nowhere
             p.add_argument("--" + old.replace("_", "-"), dest="_renamed_" + old, action="store_const", const="true",
                            default=None, help=argparse.SUPPRESS)
@@ -392,7 +396,13 @@ def _print_gpu(acc: Any) -> None:
                      f"per direction ({acc.scale_out_source})"))
     if acc.sm_count:
         rows.append(("SMs", str(acc.sm_count)))
-    for key, label in (("l2_mb", "L2 (MB)"), ("llc_mb", "last-level cache (MB)"), ("boost_clock_mhz", "boost clock (MHz)"), ("tdp_w", "power (W)"), ("host_interface", "host interface")):
+    for key, label in (
+        ("l2_mb", "L2 (MB)"),
+        ("llc_mb", "last-level cache (MB)"),
+        ("boost_clock_mhz", "boost clock (MHz)"),
+        ("tdp_w", "power (W)"),
+        ("host_interface", "host interface"),
+    ):
         if acc.raw.get(key) is not None:
             rows.append((label, str(acc.raw[key])))
     if acc.confidence:
@@ -475,7 +485,16 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
     if measured.get("mem_bw"):
         rows.append(("HBM bandwidth", "GB/s", 1e9, measured["mem_bw"], measured["spread"]["mem_bw"], "mem_bw"))
     if measured.get("link_bw_per_direction"):
-        rows.append(("link per direction", "GB/s", 1e9, measured["link_bw_per_direction"], measured["spread"]["link_bw_per_direction"], "link_bw_per_direction"))
+        rows.append(
+            (
+                "link per direction",
+                "GB/s",
+                1e9,
+                measured["link_bw_per_direction"],
+                measured["spread"]["link_bw_per_direction"],
+                "link_bw_per_direction",
+            )
+        )
     for label, unit, scale, value, spread, key in rows:
         vendor = measured["vendor"].get(key)
         ratio = measured["ratios"].get(key)

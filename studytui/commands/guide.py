@@ -192,7 +192,7 @@ def _entry_markdown(e) -> str:
     if not e.url:
         lines.append(f"*Source:* none yet ({e.no_url_reason})")
     # The URLs are printed after the Markdown, unbroken (see _print_urls).
-    return "\n\n".join(l for l in lines if l is not None)
+    return "\n\n".join(line for line in lines if line is not None)
 
 
 def _print_urls(con: Any, e) -> None:
@@ -229,7 +229,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     con = console()
     con.print(Markdown(_entry_markdown(e), hyperlinks=True))
     _print_urls(con, e)
-    since = f" (since {_when(progress.state_changed_at)})" if progress is not None and progress.state_changed_at and state != "pending" else ""
+    since = (
+        f" (since {_when(progress.state_changed_at)})" if progress is not None and progress.state_changed_at and state != "pending" else ""
+    )
     con.print()
     _status_line(con, "State:", f"{STATE_GLYPHS.get(state, '?')} {state}{since}")
     _status_line(con, "Last opened:", _when(opened) if opened else f"never (you have not opened the source yet: studytui open {e.id})")
@@ -431,7 +433,13 @@ def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
 
 def cmd_where(args: argparse.Namespace) -> int:
     from studytui.paths import (
-        BACKUP_HINT, CHECKOUT_WARNING, content_dir, data_dir, exposure_warning, inside_checkout, is_source_checkout,
+        BACKUP_HINT,
+        CHECKOUT_WARNING,
+        content_dir,
+        data_dir,
+        exposure_warning,
+        inside_checkout,
+        is_source_checkout,
     )
 
     content, data = content_dir(args.content), data_dir(args.data_dir)

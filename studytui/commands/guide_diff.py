@@ -118,7 +118,9 @@ def cmd_guide_diff(args: argparse.Namespace) -> int:
     elif not impacts:
         write_wrapped("Your study data: none of your entries with progress or notes is affected.", rest="  ")
     else:
-        write_wrapped(f"Your study data: {len(impacts)} entr{'y' if len(impacts) == 1 else 'ies'} with progress or notes affected:", rest="  ")
+        write_wrapped(
+            f"Your study data: {len(impacts)} entr{'y' if len(impacts) == 1 else 'ies'} with progress or notes affected:", rest="  "
+        )
         for i in impacts:
             extra = ", note" if i.has_note else ""
             write_wrapped(f"{i.entry_id} ({i.state}{extra}): {', '.join(i.kinds)}: {i.outcome}", first="  ", rest="    ")

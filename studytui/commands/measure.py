@@ -95,7 +95,11 @@ def handle(args: argparse.Namespace) -> int:
         collectives_only=args.collectives_only,
     )
     say = (lambda line: None) if args.json else (lambda line: sys.stderr.write(line + "\n"))
-    what = ("collectives only, " if args.collectives_only else "") + ("quick" if args.quick else "full") + (" with the collective sweep" if args.collectives else "")
+    what = (
+        ("collectives only, " if args.collectives_only else "")
+        + ("quick" if args.quick else "full")
+        + (" with the collective sweep" if args.collectives else "")
+    )
     say(f"measuring {hardware_name} ({what} plan)"
         + (f", compared with catalog entry {accelerator_id}" if accelerator_id else ", no catalog entry matched"))
     run = run_plan(backend, plan, vendor, progress=say)
@@ -125,7 +129,7 @@ def _print_table(run: dict, out: Path) -> None:
     for r in run["results"]:
         scale, label = (1e12, "TFLOP/s") if r["achieved"]["unit"] == "FLOP/s" else (1e9, "GB/s")
 
-        def fmt(value: float | None, digits: int = 0) -> str:
+        def fmt(value: float | None, digits: int = 0, scale: float = scale) -> str:
             return "-" if value is None else f"{value / scale:,.{digits}f}"
 
         ratio = r["baseline"].get("ratio")
@@ -140,7 +144,10 @@ def _print_table(run: dict, out: Path) -> None:
         c.print(f"skipped {s['id']}: {s['reason']}", markup=False)
     if run.get("collectives"):
         c.print(run["collectives"])
-    c.print("spread: slowest and fastest repetition against the median; ratio: median over the vendor peak; check: output compared with a reference (error in the file)")
+    c.print(
+        "spread: slowest and fastest repetition against the median; ratio: median over the vendor peak; check: output compared with a "
+        "reference (error in the file)"
+    )
     c.print(f"profile written: {out}", soft_wrap=True, markup=False)
 
 

@@ -12,7 +12,6 @@ Only argparse is imported at module level; handlers import the rest when they ru
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from studytui.errors import UsageError
@@ -44,7 +43,9 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
     )
     p.add_argument("words", nargs="*", metavar="ARGS", help="SECTION | show ID | answer ID [VALUE] | due")
     p.add_argument("--seed", metavar="N", help="the variant (0 to 2147483647) for show and answer")
-    p.add_argument("--reveal", action="store_true", help="answer: also show the expected answer and the solution (with no VALUE: only them)")
+    p.add_argument(
+        "--reveal", action="store_true", help="answer: also show the expected answer and the solution (with no VALUE: only them)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_practice)
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from studytui.errors import StudyError, UsageError
 from studytui.output import plural
-
 from studytui.state import STATE_VALUES as STATE_NAMES
 
 
@@ -453,9 +452,8 @@ def _progress_records(con: Any, rows: list) -> None:
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    from studytui.study import progress_summary
-
     from studytui.commands.practice import print_progress_practice, progress_practice
+    from studytui.study import progress_summary
 
     guide, store = _open(args)
     with store:
@@ -493,9 +491,20 @@ def cmd_progress(args: argparse.Namespace) -> int:
         con.print(table)
     else:
         _progress_records(con, rows)
-    con.print(Text("█ done  ", style="green") + Text("╳ skipped  ", style="blue") + Text("▒ learning  ", style="yellow") + Text("· pending", style="dim"))
+    con.print(
+        Text("█ done  ", style="green")
+        + Text("╳ skipped  ", style="blue")
+        + Text("▒ learning  ", style="yellow")
+        + Text("· pending", style="dim")
+    )
     if summary.orphans:
-        con.print(Text(f"\nKept for {len(summary.orphans)} entr{'y' if len(summary.orphans) == 1 else 'ies'} no longer in the guide (orphans; exported with everything else):", style="bold"))
+        con.print(
+            Text(
+                f"\nKept for {len(summary.orphans)} entr{'y' if len(summary.orphans) == 1 else 'ies'} no longer in the guide (orphans; "
+                "exported with everything else):",
+                style="bold",
+            )
+        )
         for o in summary.orphans:
             note = f", note of {len(o.note)} characters" if o.note else ""
             con.print(Text(f"  {visible(o.entry_id)} ({o.state}{note})"))
@@ -503,67 +512,11 @@ def cmd_progress(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_target(path: Path) -> tuple[Path, int | None]:
-    """Where an export to `path` really goes, and the mode of the file it replaces.
-
-    Through a symlink to its target, so a link into a backup folder keeps pointing at the fresh
-    copy; a FIFO, device, socket or directory is refused (replacing one would break whatever
-    uses it, and writing into a FIFO could block for ever).
-    """
-    import stat
-
-    target = Path(os.path.realpath(path))
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        return target, None
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"cannot write {path}: it is a directory; nothing was written")
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device"
-        raise UsageError(f"cannot write {path}: it is {kind}, not a regular file; nothing was written")
-    return target, stat.S_IMODE(st.st_mode)
-
-
 def _write_atomically(path: Path, data: bytes) -> Path:
-    """Temp file in the same directory, fsync, rename over: a crash leaves the old file or the new.
-    Any failure removes the temp file. Returns the file written (a symlink's target)."""
-    import tempfile
+    """studytui.fileio.write_atomically (moved there for studytui.takealong, issue 25), imported when used."""
+    from studytui.fileio import write_atomically
 
-    target, mode = _export_target(path)
-    directory = target.parent
-    if not directory.is_dir():
-        raise UsageError(f"cannot write {path}: directory {directory} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".studytui-export.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}; nothing was written") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)  # the replaced file's permissions, not mkstemp's 0600
-        os.replace(tmp, target)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise UsageError(
-                f"cannot write {path}: {exc.strerror or exc}; nothing was written and any old file there is unchanged"
-            ) from None
-        raise
-    try:  # make the rename itself durable
-        dfd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-    return target
+    return write_atomically(path, data)
 
 
 def demote_headings(text: str, level: int) -> str:

@@ -71,9 +71,8 @@ def export_other(fmt: str, path_arg: str, guide, store) -> int:  # guide: Guide,
 
 def import_vault(args: argparse.Namespace, guide, store) -> int:
     """`studytui import DIR`: notes back from a vault written by `export --format vault`."""
-    from studytui.takealong.vault import import_vault as run
-
     from studytui.output import one_line
+    from studytui.takealong.vault import import_vault as run
 
     report = run(Path(args.path).expanduser(), guide, store)
     for warning in report.warnings:

@@ -65,12 +65,16 @@ def _try_it_problems(guide: Guide, files: dict) -> list[str]:
             continue
         spec = CALCULATORS.get(e.try_it.calc)
         if spec is None:
-            problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it names unknown calculator '{e.try_it.calc}'")
+            problems.append(
+                f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it names unknown calculator '{e.try_it.calc}'"
+            )
             continue
         known = {f.name for f in spec.fields}
         unknown = [key for key in e.try_it.args if key not in known]
         for key in unknown:
-            problems.append(f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'")
+            problems.append(
+                f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'"
+            )
         if not unknown:
             problems += _try_it_run_problems(e, spec, files)
     return problems

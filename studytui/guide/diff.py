@@ -239,7 +239,7 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
     # Where a README entry would sit in content: its paired subsection, else its paired section.
     rsub_of: dict[int, ReadmeSubsection] = {}
     rsec_of: dict[int, ReadmeSection] = {}
-    for i, rsec in enumerate(readme.sections):
+    for rsec in readme.sections:
         for rsub in rsec.subsections:
             for e in rsub.entries:
                 rsub_of[id(e)] = rsub

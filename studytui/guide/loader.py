@@ -18,11 +18,11 @@ from studytui.errors import ContentError
 from studytui.guide.model import (
     ALL_KINDS,
     CLAIM_FIELDS,
+    PLACEMENTS,
     Claim,
     Entry,
     GlossaryTerm,
     Guide,
-    PLACEMENTS,
     Policy,
     Section,
     Subsection,

@@ -32,8 +32,9 @@ _SEPARATOR = re.compile(r"\s+[-\u2013\u2014]\s+|:\s")
 _MONTHS = {m.lower(): i for i, m in enumerate(
     ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
      "November", "December"], start=1)}
-_VERIFIED = re.compile(r"verified(?:\s+on)?\s*:?\s*(?P<date>\d{4}-\d{2}-\d{2}|[A-Za-z]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+[A-Za-z]+\s+\d{4})",
-                       re.IGNORECASE)
+_VERIFIED = re.compile(
+    r"verified(?:\s+on)?\s*:?\s*(?P<date>\d{4}-\d{2}-\d{2}|[A-Za-z]+\.?\s+\d{1,2},?\s+\d{4}|\d{1,2}\s+[A-Za-z]+\s+\d{4})", re.IGNORECASE
+)
 
 
 @dataclass

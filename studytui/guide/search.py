@@ -186,7 +186,7 @@ class SearchIndex:
     def _holding(self, needle: str) -> list[int]:
         """Indexes of the entries whose compact text contains `needle`, in guide order."""
         out: list[int] = []
-        blob, starts, find = self._blob, self._starts, self._blob.find
+        starts, find = self._starts, self._blob.find
         n = len(starts)
         at = find(needle)
         while at >= 0:

@@ -15,7 +15,6 @@ from typing import Any
 from studytui.calc.profiles import SCHEMA, load_profile, summarize, validate_profile
 from studytui.errors import UsageError
 
-
 LABEL = (
     "measured by studytui measure: what these benchmarks sustained, not vendor peaks. Measured ceilings "
     "are realistic estimates, not physical limits: short bursts before the clocks settle, or a better "

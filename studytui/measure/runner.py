@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from studytui.measure.backend import Backend, Check, CollectiveMeasurement
 from studytui.measure.catalog import VendorFigures
-from studytui.measure.plan import GiB, MiB, MeasurePlan
+from studytui.measure.plan import GiB, MeasurePlan, MiB
 from studytui.measure.stats import all_positive_finite, spread
 
 Progress = Callable[[str], None]
@@ -41,7 +41,11 @@ def bandwidth_work(kind: str, nbytes: int) -> tuple[str, int, str]:
         return "device-to-device copy", 2 * nbytes, "read + write"
     if kind == "rowsum":
         rows = nbytes // 4 // ROWSUM_WIDTH
-        return f"sum of each {ROWSUM_WIDTH}-element fp32 row (read, plus {rows} sums written)", nbytes + 4 * rows, "read + write of the sums"
+        return (
+            f"sum of each {ROWSUM_WIDTH}-element fp32 row (read, plus {rows} sums written)",
+            nbytes + 4 * rows,
+            "read + write of the sums",
+        )
     return "sum of all fp32 elements (read only)", nbytes, "read"
 
 
@@ -166,7 +170,7 @@ def run_plan(
             progress(f"  {rid}")
             try:
                 times, check = _measure_case(
-                    backend, lambda: backend.bandwidth_case(kind, nbytes), plan.warmup, plan.repetitions
+                    backend, lambda kind=kind, nbytes=nbytes: backend.bandwidth_case(kind, nbytes), plan.warmup, plan.repetitions
                 )
             except Exception as exc:  # noqa: BLE001 - any failure of one case is recorded, not fatal
                 _skip(skipped, rid, exc, progress)
@@ -194,7 +198,10 @@ def run_plan(
             progress(f"  {rid}")
             try:
                 times, check = _measure_case(
-                    backend, lambda: backend.gemm_case(precision, size, size, size), plan.warmup, plan.gemm_repetitions
+                    backend,
+                    lambda precision=precision, size=size: backend.gemm_case(precision, size, size, size),
+                    plan.warmup,
+                    plan.gemm_repetitions,
                 )
             except Exception as exc:  # noqa: BLE001
                 _skip(skipped, rid, exc, progress)

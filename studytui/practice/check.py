@@ -47,7 +47,7 @@ def check_problems(content_dir: str | Path, guide=None, seeds: Iterable[int] = C
     for p in parsed.problems:
         yf = parsed.files.get(p.source_file)
 
-        def at(*path) -> str:
+        def at(*path, p=p, yf=yf) -> str:  # bound to this problem (B023)
             return f"{p.source_file}:{yf.line_of(('problems', p.index, *path))}" if yf is not None else p.source_file
         if section_ids is not None and p.section_id not in section_ids:
             out.append(f"{at()}: problem '{p.id}': section '{p.section_id}' is not a section of the guide")
@@ -80,6 +80,8 @@ def check_problems(content_dir: str | Path, guide=None, seeds: Iterable[int] = C
                 out.append(f"{at('calc')}: {exc}")
                 break
             if p.kind == "number" and exp.value == 0:
-                out.append(f"{at('calc', 'answer')}: problem '{p.id}' (seed {seed}): the answer is zero; a relative tolerance cannot grade it")
+                out.append(
+                    f"{at('calc', 'answer')}: problem '{p.id}' (seed {seed}): the answer is zero; a relative tolerance cannot grade it"
+                )
                 break
     return out

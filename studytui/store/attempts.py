@@ -59,6 +59,8 @@ def parse_attempts(raw: Any) -> list[Attempt]:
         at = normalize_time(item.get("at"), f"{where}.at")
         if at is None:
             raise UsageError(f"{where}.at is missing")
-        fields = check_attempt(item.get("problem_id"), item.get("seed"), item.get("answer"), item.get("correct"), item.get("relative_error"), where)
+        fields = check_attempt(
+            item.get("problem_id"), item.get("seed"), item.get("answer"), item.get("correct"), item.get("relative_error"), where
+        )
         out.append(Attempt(at, *fields))
     return out

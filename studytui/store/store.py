@@ -1038,7 +1038,9 @@ def _parse_export(data: Any) -> _ParsedExport:
             encoded.encode("utf-8")
         except (TypeError, ValueError, UnicodeEncodeError) as exc:
             raise UsageError(f"{where}.data is not valid JSON text: {exc}") from None
-        out.events.append((at, check_text(kind, f"{where}.kind"), opt_text(raw, "entry_id", where), opt_text(raw, "section_id", where), encoded))
+        out.events.append(
+            (at, check_text(kind, f"{where}.kind"), opt_text(raw, "entry_id", where), opt_text(raw, "section_id", where), encoded)
+        )
     ui = data.get("ui", {})
     if not isinstance(ui, dict):
         raise UsageError("'ui' must be an object")

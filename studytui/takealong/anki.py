@@ -262,12 +262,12 @@ def package_bytes(guide: Any, problems: Sequence[ProblemCard]) -> tuple[bytes, A
 
 
 def write_package(path: Path, guide: Any, store: Any, problems: Sequence[ProblemCard] | None = None) -> AnkiSummary:
-    from studytui.commands.study import _write_atomically
+    from studytui.fileio import write_atomically
 
     warnings: list[str] = []
     if problems is None:
         problems = met_problems(guide, store, warnings)
     data, summary = package_bytes(guide, problems)
     summary.warnings[:0] = warnings
-    _write_atomically(path, data)
+    write_atomically(path, data)
     return summary

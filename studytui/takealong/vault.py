@@ -33,8 +33,8 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
-import secrets
 import re
+import secrets
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -192,7 +192,9 @@ def _read_ours(path: Path) -> tuple[bytes | None, os.stat_result]:
             return head, before  # refused by size without reading it all
         raw = head + f.read()
         after = os.fstat(f.fileno())
-    if (before.st_size, before.st_mtime_ns, before.st_ctime_ns) != (after.st_size, after.st_mtime_ns, after.st_ctime_ns) or len(raw) != after.st_size:
+    if (before.st_size, before.st_mtime_ns, before.st_ctime_ns) != (after.st_size, after.st_mtime_ns, after.st_ctime_ns) or len(
+        raw
+    ) != after.st_size:
         raise _Changing
     return raw, after
 
@@ -505,7 +507,12 @@ class _Writer:
                         return False
                 mode = stat.S_IMODE(st.st_mode)
             tmp = f".{name}.{secrets.token_hex(6)}.studytui-tmp"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o600 if st is not None else mode, dir_fd=dir_fd)
+            fd = os.open(
+                tmp,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                0o600 if st is not None else mode,
+                dir_fd=dir_fd,
+            )
             try:
                 # No fsync per file: the vault is a copy of what the store holds durably, and an
                 # empty file never clears a note.
@@ -551,7 +558,7 @@ def _entry_meta(entry: Any, p: Any) -> dict[str, Any]:
 
 def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
     from studytui.store.model import now_iso
-    from studytui.study import canonical_states, progress_summary
+    from studytui.study import canonical_states
 
     if root.exists() and not root.is_dir():
         raise UsageError(f"cannot write a vault to {shown(root)}: it is not a directory")
@@ -752,7 +759,10 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     report.symlinks_skipped = found.symlinks
     report.warnings.extend(found.skipped)
     if found.symlinks:
-        report.warnings.append(f"skipped {len(found.symlinks)} symbolic link(s), e.g. {shown(found.symlinks[0])}: a vault's notes are read only from its own files")
+        report.warnings.append(
+            f"skipped {len(found.symlinks)} symbolic link(s), e.g. {shown(found.symlinks[0])}: a vault's notes are read only from its own "
+            "files"
+        )
     entry_files = [f for f in found.ours if f.kind == "entry"]
     if not found.ours:
         raise UsageError(f"{shown(root)} holds no notes written by 'studytui export DIR --format vault'; nothing was changed")
@@ -788,7 +798,7 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     # The text each file was exported with (found in the note's history by the checksum export
     # wrote): the common version of a three-way merge when both sides changed the note since.
     bases: dict[str, str] = {}
-    for entry_id, (text, base, at, rel) in incoming.items():
+    for entry_id, (text, base, at, _rel) in incoming.items():
         current = local.get(entry_id)
         local_note = current.note if current is not None else ""
         if normalized(text) == normalized(local_note) or not normalized(text):
@@ -859,9 +869,7 @@ def _exported_text(store: Any, entry_id: str, sha: str) -> str | None:
 
 
 def _recorded_time(meta: dict[str, Any]) -> str | None:
-    from studytui.store.model import normalize_time
-
-    from studytui.store.model import now_iso
+    from studytui.store.model import normalize_time, now_iso
 
     dates = meta.get("dates")
     value = dates.get("note_updated") if isinstance(dates, dict) else None

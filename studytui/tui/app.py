@@ -24,11 +24,11 @@ from studytui.errors import StudyError
 from studytui.guide.model import Entry, Guide, Section
 from studytui.handoff import browser_available, check_link, in_tmux, osc52_copy_sequence
 from studytui.session import Change, NoteDraft, NotesNotSaved, StudySession
-from studytui.study import Summary
 from studytui.store import EntryProgress, Store
+from studytui.study import Summary
 from studytui.tui.compat import use_no_color_filter, write_to_terminal
-from studytui.tui.keyroute import KeyRouting
 from studytui.tui.format import visible_controls
+from studytui.tui.keyroute import KeyRouting
 from studytui.tui.registry import Registry, build_registry
 
 # The three themes `t` cycles through: dark, light, and one drawn in the terminal's own palette.

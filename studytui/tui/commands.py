@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Callable, Iterator, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-
 if TYPE_CHECKING:
     from studytui.guide.model import Entry
     from studytui.tui.app import StudyApp

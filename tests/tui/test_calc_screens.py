@@ -124,7 +124,7 @@ def test_register_binds_c_and_lists_every_calculator_in_the_palette():
     spec = registry.screens[SCREEN_ID]
     assert spec.key == "c"
     titles = [c.title for c in registry.commands]
-    for name, title in CALCULATOR_TITLES:
+    for _name, title in CALCULATOR_TITLES:
         assert f"Calculator: {title}" in titles
     assert "Calculators: all" in titles
     # The palette names (kept here so registering costs no import) match the calculators.

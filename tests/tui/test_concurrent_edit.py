@@ -9,10 +9,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from studytui.tui.compat import notifications
 from studytui.tui.screens.main import MainScreen
 from studytui.tui.widgets.note_panel import NoteEditor
-
-from studytui.tui.compat import notifications
 
 from .support import screen_text
 

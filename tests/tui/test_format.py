@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from studytui.session import NoteDraft
 from studytui.store import STATES
 from studytui.tui.format import (
     STATE_GLYPHS,
@@ -14,7 +15,6 @@ from studytui.tui.format import (
     short_timestamp,
     visible_controls,
 )
-from studytui.session import NoteDraft
 
 TODAY = dt.date(2026, 11, 29)
 

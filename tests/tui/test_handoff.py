@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import base64
 
+from studytui.tui.compat import notifications
 from studytui.tui.screens.handoff import HandoffDialog
 from studytui.tui.screens.main import MainScreen
-
-from studytui.tui.compat import notifications
 
 from .support import DESKTOP_ENV, HEADLESS_LINUX_ENV, SSH_ENV, screen_text, wait_until
 
@@ -141,7 +140,9 @@ async def test_clicking_the_url_uses_the_same_rules(make_app):
     opened, written = record(app)
     async with app.run_test(size=(120, 40)) as pilot:
         # The link is mounted just after the first frame: wait for it, then click it.
-        assert await wait_until(pilot, lambda: bool(app.screen.query("#detail-url")) and app.screen.query_one("#detail-url").region.area > 0)
+        assert await wait_until(
+            pilot, lambda: bool(app.screen.query("#detail-url")) and app.screen.query_one("#detail-url").region.area > 0
+        )
         await pilot.click("#detail-url")
         await pilot.pause()
         assert opened == [] and written == [OSC52]

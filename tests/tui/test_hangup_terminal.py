@@ -8,7 +8,6 @@ import shlex
 import sys
 import time
 
-
 from studytui.store import open_store
 
 SCRIPT = "import sys; from studytui.cli import main; sys.exit(main(sys.argv[1:]))"

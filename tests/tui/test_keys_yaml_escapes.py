@@ -7,8 +7,6 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import pytest
-
 from studytui.tui.keymap import parse_keymap, valid_key
 from studytui.tui.registry import build_registry
 from studytui.tui_launch import checked_keymap, show_key_warnings

@@ -6,9 +6,8 @@ from studytui.guide import load_guide
 from studytui.guide.model import Entry, Section
 from studytui.store import open_store
 from studytui.tui.app import StudyApp
-from studytui.tui.screens.main import MainScreen
-
 from studytui.tui.compat import notifications
+from studytui.tui.screens.main import MainScreen
 
 from .support import TODAY, screen_text
 

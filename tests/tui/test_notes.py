@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 
 from studytui.store import open_store
+from studytui.tui.compat import notifications, screen_lines
 from studytui.tui.screens.main import MainScreen
 from studytui.tui.widgets import note_panel
 from studytui.tui.widgets.note_panel import AUTOSAVE_DELAY, NoteEditor, NotePanel, note_preview_markdown
-
-from studytui.tui.compat import notifications, screen_lines
 
 from .support import screen_text, wait_until
 

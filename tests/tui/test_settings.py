@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from studytui.tui.compat import line_filters, notifications
-
 import argparse
 from pathlib import Path
 
@@ -11,6 +9,7 @@ import pytest
 
 from studytui.errors import UsageError
 from studytui.tui.app import STUDY_THEMES
+from studytui.tui.compat import line_filters, notifications
 from studytui.tui.keymap import load_keymap, parse_keymap
 from studytui.tui.registry import build_registry
 from studytui.tui.screens.main import MainScreen

@@ -22,7 +22,7 @@ async def test_marking_stores_and_shows_the_state(make_app, store, key, state):
         assert f"State: {STATE_GLYPHS[state]} {state}" in text  # glyph and word in the detail
         covered = 1 if state in ("done", "skipped") else 0
         assert f"{covered}/3 Start here" in text  # the section row's count
-        assert f"Overall" in text and f"{covered}/9 covered" in text
+        assert "Overall" in text and f"{covered}/9 covered" in text
 
 
 async def test_u_sets_back_to_pending(make_app, store):

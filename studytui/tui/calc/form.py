@@ -11,22 +11,21 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid, VerticalScroll
 from textual.geometry import Size
-from textual.widget import Widget
-from textual.suggester import SuggestFromList
-from textual import events
-from textual.binding import Binding
 from textual.message import Message
+from textual.suggester import SuggestFromList
+from textual.widget import Widget
 from textual.widgets import Input, Label, Static
-
-from studytui.tui.widgets.inputs import FieldInput, OrderedInput
 
 from studytui.calc.dtypes import DTYPES
 from studytui.calc.form_values import GROUPS, group_of
 from studytui.calc.forms import FREE_CHOICE_FIELDS, CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
+from studytui.tui.widgets.inputs import FieldInput
 
 BLANK_PROMPTS = {"model": "custom dims", "dtype": "same as precision", "bool": "(preset)", "choice": "(default)"}
 COMPUTE_DTYPE = "dtype"  # the field whose precision picks the GPU's peak

@@ -73,7 +73,9 @@ def figure_rows(acc: Accelerator, measured: dict[str, Any] | None, short: bool =
         name = dtype if key == dtype else f"{dtype} ({key})"
         rows.append((f"peak {name}", format_flops_rate(acc.peak_flops[key]), measured_text(value, ratio, format_flops_rate)))
     ratios = (measured or {}).get("ratios") or {}
-    rows.append(("memory bandwidth", format_rate(acc.mem_bw), measured_text((measured or {}).get("mem_bw"), ratios.get("mem_bw"), format_rate)))
+    rows.append(
+        ("memory bandwidth", format_rate(acc.mem_bw), measured_text((measured or {}).get("mem_bw"), ratios.get("mem_bw"), format_rate))
+    )
     if acc.link_bw_per_direction is not None:
         rows.append((
             "link, per direction",

@@ -17,8 +17,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.calc.hardware import Accelerator, load_catalog
-from studytui.tui.host import cursor_blink_of
 from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, provenance_lines
+from studytui.tui.host import cursor_blink_of
 from studytui.tui.widgets.inputs import OrderedInput
 
 

@@ -64,7 +64,9 @@ class CalculatorHelpScreen(ModalScreen[None]):
             hint = field_hint(field)
             label = field.label.replace(" ", "\xa0")  # the label never breaks
             text = f"  {label}: {hint}" if hint else f"  {label}"
-            wrapped = textwrap.wrap(text, max(20, wrap_width), subsequent_indent="      ", break_on_hyphens=False, break_long_words=False) or [text]
+            wrapped = textwrap.wrap(
+                text, max(20, wrap_width), subsequent_indent="      ", break_on_hyphens=False, break_long_words=False
+            ) or [text]
             first = wrapped[0]
             lines.append(Content("  ") + Content.styled(field.label, "bold") + Content(first[2 + len(label):]))
             lines += [Content(rest) for rest in wrapped[1:]]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Iterable
 
-
 # Everything str.splitlines() breaks on: a line break inside a cell would end the table row.
 _LINE_BREAKS = dict.fromkeys(map(ord, "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), " ")
 

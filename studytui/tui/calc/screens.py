@@ -18,12 +18,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.content import Content
+from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from studytui.calc.form_values import PLOTTED, SWEEP_PLOTTED
+from studytui.calc.form_values import PLOTTED, SWEEP_PLOTTED, initial_values
 from studytui.calc.forms import CALCULATORS, CalcSpec, choices_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
@@ -33,7 +33,6 @@ from studytui.tui.calc.choice import ChoiceField
 from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, GroupToggle, field_hint, one_line_reason
 from studytui.tui.calc.gpu_info import available_dtypes
 from studytui.tui.calc.note_table import calculation_markdown
-from studytui.calc.form_values import initial_values
 from studytui.tui.calc.presets import EntryContext, Launch
 from studytui.tui.format import visible_controls
 from studytui.tui.host import cursor_blink_of, data_dir_of, host_of, store_of
@@ -437,7 +436,11 @@ class CalculatorScreen(Screen[None]):
             roof = None
             try:
                 c = resolve_ceilings(gpu, dtype, profile=profile, data_dir=self._data_dir)
-                if c.peak_flops and c.mem_bw and (profile == "vendor" or "measured" in c.provenance.get("mem_bw", "") + c.provenance.get("peak_flops", "")):
+                if (
+                    c.peak_flops
+                    and c.mem_bw
+                    and (profile == "vendor" or "measured" in c.provenance.get("mem_bw", "") + c.provenance.get("peak_flops", ""))
+                ):
                     name = c.accelerator.id if c.accelerator else gpu
                     roof = Roof(f"{name} {dtype} {profile}", c.peak_flops, c.mem_bw, kind)
             except (StudyError, OSError, ValueError):
@@ -452,7 +455,7 @@ class CalculatorScreen(Screen[None]):
         if self.spec.name in SWEEP_PLOTTED:
             plot.show(result.values, values.get("sweep") or None)  # type: ignore[call-arg]
             return
-        from studytui.tui.calc.plot import Roof, WorkPoint
+        from studytui.tui.calc.plot import Roof
 
         v = result.values
         if not v.get("peak_flops") or not v.get("mem_bw"):

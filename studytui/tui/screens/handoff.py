@@ -9,6 +9,7 @@ from textual.content import Content, Span
 from textual.screen import ModalScreen
 from textual.style import Style
 from textual.widgets import Button, Static
+
 from studytui.tui.screens.refuse import RefusesStudyKeys
 
 

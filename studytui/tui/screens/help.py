@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.tui.format import STATE_GLYPHS
+from studytui.tui.screens.refuse import RefusesStudyKeys
 
 # Keys that are not bindings of ours: they come with the widgets.
 BUILT_IN_KEYS = (

@@ -15,9 +15,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.store.model import NoteVersion
 from studytui.tui.format import short_timestamp, visible_controls
+from studytui.tui.screens.refuse import RefusesStudyKeys
 
 PREVIEW_CHARS = 20_000  # of a version shown here; the whole text is restored
 

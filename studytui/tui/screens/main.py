@@ -13,12 +13,12 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
+from studytui.errors import StudyError
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.handoff import check_link
 from studytui.tui.compat import key_bindings
-from studytui.tui.keyroute import focus_now
-from studytui.errors import StudyError
 from studytui.tui.format import fraction_bar, percent, short_timestamp
+from studytui.tui.keyroute import focus_now
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
 from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from studytui.session import Change
     from studytui.store.model import NoteVersion
     from studytui.study import Counts
-    from studytui.tui.widgets.note_panel import NoteEditor
     from studytui.tui.app import StudyApp
+    from studytui.tui.widgets.note_panel import NoteEditor
 
 Position = Union[Entry, Section, Subsection]
 LAST_VIEWED_DELAY = 0.5  # seconds: arrowing through the list should not write on every row

@@ -8,8 +8,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Markdown, Static
 
-from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.guide.model import Guide
+from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.tui.widgets.footer import StudyFooter
 
 

@@ -17,8 +17,8 @@ from textual.style import Style
 from textual.widgets import Static
 
 from studytui.guide.model import Entry, Section, Subsection
-from studytui.tui.format import STATE_WORDS, authors_line, days_since, short_timestamp, state_glyph
 from studytui.session import NoteDraft
+from studytui.tui.format import STATE_WORDS, authors_line, days_since, short_timestamp, state_glyph
 
 if TYPE_CHECKING:
     from textual.widgets import Markdown

@@ -113,7 +113,7 @@ class GuideTree(Tree[NodeData]):
     def _relabel(self) -> None:
         for section in self.guide.sections:
             self._section_nodes[section.id].set_label(self.section_label(section))
-        for entry_id, node in self._entry_nodes.items():
+        for node in self._entry_nodes.values():
             if isinstance(node.data, Entry):
                 node.set_label(self.entry_label(node.data))
 

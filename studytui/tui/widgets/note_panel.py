@@ -12,24 +12,23 @@ out megabytes of Markdown would freeze the app each time the cursor lands on the
 
 from __future__ import annotations
 
-from typing import Callable
-
 import re
+from typing import Callable
 
 from markdown_it import MarkdownIt
 from rich.segment import Segment
 from textual import events
-from textual.css.query import NoMatches
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Markdown, Static, TextArea
 
-from studytui.tui.format import control_pictures, visible_controls
 from studytui.session import NoteDraft
+from studytui.tui.format import control_pictures, visible_controls
 from studytui.tui.keyroute import focus_now
 from studytui.tui.widgets.inputs import InOrderBindings
 
