@@ -58,27 +58,18 @@ HEAD_BYTES = 64 * 1024  # front matter must end within this: enough for ours, ch
 MAX_FILE_BYTES = NOTE_LIMIT + HEAD_BYTES + len(BOM)
 MAX_FILES = 50_000  # Markdown files scanned at most
 SKIP_DIRS = {".obsidian", ".git", ".trash", ".stfolder", "node_modules"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _FRONT = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.S | re.M)
 _FRONT_OPEN = re.compile(rb"\A---[ \t]*\r?\n")
 _MARK_LINE = re.compile(r"^studytui[ \t]*:", re.M)  # our mark, seen even when the YAML around it is broken
 _SAFE = re.compile(r"[^a-z0-9.-]+")
 
-_Loader = None
-
-
-def _yaml_loader():
-    global _Loader
-    if _Loader is None:
-        import yaml
-
-        _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return _Loader
-
 
 def shown(text: Any) -> str:
-    """Text for a one-line message: control characters (escape sequences) as visible \\xNN."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+    """Text for a one-line message: control and bidi characters as visible escapes (the one rule
+    every message follows: studytui.output.one_line)."""
+    from studytui.output import one_line
+
+    return one_line(str(text))
 
 
 def normalized(text: str) -> str:
