@@ -18,8 +18,8 @@ from _timing import report, studytui_command, time_process  # noqa: E402
 
 
 def load_times(runs: int = 30) -> list[float]:
+    from studytui.core.paths import content_dir
     from studytui.guide.loader import parse_content
-    from studytui.paths import content_dir
 
     path = content_dir()
     times = []

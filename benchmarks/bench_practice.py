@@ -20,7 +20,7 @@ from _timing import report, studytui_command, time_process  # noqa: E402
 
 
 def load_times(runs: int = 20) -> list[float]:
-    from studytui.paths import content_dir
+    from studytui.core.paths import content_dir
     from studytui.practice.loader import parse_problems
 
     times = []

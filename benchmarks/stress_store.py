@@ -48,7 +48,7 @@ while True:
 CONCURRENT = r"""
 import sys
 from studytui.store import open_store
-from studytui.errors import StoreError
+from studytui.core.errors import StoreError
 data, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store = open_store(data)
 for i in range(n):

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from studytui import fileio
+from studytui.core import fileio
+from studytui.core.paths import content_dir
 from studytui.guide import yamlio
-from studytui.paths import content_dir
 
 
 def _bomb_value(levels: int = 9, width: int = 9) -> str:
@@ -184,8 +184,8 @@ def test_keys_yaml_warnings_in_the_app_are_escaped_and_it_paints(tmp_path: Path)
     from studytui.guide import load_guide
     from studytui.store import open_store
     from studytui.tui.app import StudyApp
+    from studytui.tui.launch import checked_keymap, show_key_warnings
     from studytui.tui.registry import build_registry
-    from studytui.tui_launch import checked_keymap, show_key_warnings
 
     data = tmp_path / "data"
     data.mkdir()
@@ -287,7 +287,7 @@ def test_yaml_file_over_the_limit(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     (data / "hardware").mkdir(parents=True)
     (data / "hardware" / "big.yaml").write_text("# " + "x" * 70_000 + "\n", encoding="utf-8")
     from studytui.calc.hardware import load_catalog
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
 
     with pytest.raises(UsageError, match=r"big.yaml: a hardware file is larger than 64 KiB"):
         load_catalog(data)
@@ -351,7 +351,7 @@ def test_gpus_escapes_a_hostile_hardware_name_at_a_terminal(tmp_path: Path) -> N
 
 
 def test_one_escape_for_cli_and_app() -> None:
-    from studytui.output import one_line, visible
+    from studytui.cli.output import one_line, visible
     from studytui.tui.format import control_pictures, visible_controls
 
     text = "a\tb\nc\x1b\x9b\x7f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069d"

@@ -23,7 +23,7 @@ from studytui.calc.specdec import best_gamma, specdec
 from studytui.calc.transformer import expected_experts, kv_cache, transformer
 from studytui.calc.units import FieldError
 from studytui.cli import main
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 
 def _numbers(node):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from studytui.calc.forms import CALCULATORS, run
 from studytui.cli import main
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from studytui.cli import main
-from studytui.paths import content_dir
+from studytui.core.paths import content_dir
 
 CONTENT = content_dir()
 LOCATION = re.compile(r"^(?P<file>[^:]+\.yaml):(?P<line>\d+): ")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from studytui import paths
 from studytui.cli import main
+from studytui.core import paths
 from studytui.guide import load_guide
 from studytui.store import open_store
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from studytui.filestate import PerFileState, file_stamp
+from studytui.core.filestate import PerFileState, file_stamp
 
 
 def test_a_value_is_computed_again_only_when_its_file_changes(tmp_path: Path) -> None:

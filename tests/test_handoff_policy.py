@@ -1,4 +1,4 @@
-"""The one hand-off policy (studytui.handoff.check_link): https to a named host only, judged after
+"""The one hand-off policy (studytui.core.handoff.check_link): https to a named host only, judged after
 percent-decoding; never a local path or another scheme. Every path (entry URLs, note links,
 glossary and policy links, the copy key) goes through it; tests/tui/test_handoff.py checks the
 app's paths."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from studytui.handoff import check_link
+from studytui.core.handoff import check_link
 
 
 @pytest.mark.parametrize(

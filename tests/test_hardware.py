@@ -10,7 +10,7 @@ import yaml
 from studytui.calc.ceilings import Ceilings, resolve_ceilings
 from studytui.calc.hardware import GIB, VENDOR_PEAK_LABEL, load_catalog
 from studytui.calc.units import FieldError
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[1]
 HARDWARE = ROOT / "content" / "hardware"

@@ -14,8 +14,8 @@ from typing import Callable
 
 import pytest
 
+from studytui.core.paths import content_dir
 from studytui.guide import load_guide
-from studytui.paths import content_dir
 from studytui.store import open_store
 
 GUIDE = load_guide()

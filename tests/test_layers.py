@@ -10,9 +10,10 @@ import pytest
 
 CORE_MODULES = [
     "studytui", "studytui.cli", "studytui.guide", "studytui.guide.search", "studytui.guide.check",
-    "studytui.handoff", "studytui.paths", "studytui.store", "studytui.study", "studytui.session", "studytui.state", "studytui.calc",
-    "studytui.calc.forms", "studytui.commands.guide", "studytui.commands.study", "studytui.commands.calc",
-    "studytui.commands.takealong", "studytui.takealong.vault", "studytui.takealong.anki", "studytui.takealong.serve",
+    "studytui.core.handoff", "studytui.core.paths", "studytui.store", "studytui.study.flow", "studytui.study.session",
+    "studytui.core.state", "studytui.calc",
+    "studytui.calc.forms", "studytui.cli.commands.guide", "studytui.cli.commands.study", "studytui.cli.commands.calc",
+    "studytui.cli.commands.takealong", "studytui.exports.vault", "studytui.exports.anki", "studytui.serve.server",
 ]
 
 

@@ -225,7 +225,7 @@ def test_profile_written_with_the_five_fields_and_runs_appended(tmp_path: Path, 
 
 
 def test_profile_of_another_gpu_or_invalid_file_is_not_overwritten(tmp_path: Path, h200) -> None:
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
 
     out = tmp_path / "p.yaml"
     write_run(out, run_plan(FakeBackend(), make_plan(quick=True), h200), h200.id)
@@ -263,7 +263,7 @@ def test_measure_without_torch_in_a_fresh_process(tmp_path: Path) -> None:
 @pytest.fixture
 def fake_backend(monkeypatch: pytest.MonkeyPatch) -> FakeBackend:
     backend = FakeBackend(gpus=1)
-    monkeypatch.setattr("studytui.commands.measure._backend", lambda: backend)
+    monkeypatch.setattr("studytui.cli.commands.measure._backend", lambda: backend)
     return backend
 
 
@@ -337,7 +337,7 @@ def test_measured_link_figure_chosen_by_gpu_count_with_a_fallback_note() -> None
 
 def test_measure_collectives_refused_on_one_gpu(monkeypatch, capsys) -> None:
     from studytui import cli
-    from studytui.commands import measure as measure_cmd
+    from studytui.cli.commands import measure as measure_cmd
 
     monkeypatch.setattr(measure_cmd, "_backend", lambda: FakeBackend(gpus=1))
     assert cli.main(["measure", "--collectives-only", "--out", "/nonexistent/x.yaml"]) == 2

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studytui.session import StudySession
 from studytui.store import open_store
 from studytui.store.merge import holds, merge3, two_way
 from studytui.store.model import merge_notes
+from studytui.study.session import StudySession
 from tests.tui.support import build_guide
 
 M = "--- studytui: conflicting note kept from X ---"

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from studytui.calc.forms import run
-from studytui.errors import ContentError, UsageError
+from studytui.core.errors import ContentError, UsageError
 from studytui.guide import load_guide
 from studytui.practice.answers import UNITS, format_value, parse_answer
 from studytui.practice.check import check_problems

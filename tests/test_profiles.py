@@ -23,9 +23,9 @@ from studytui.calc.profiles import (
     validate_profile,
 )
 from studytui.cli import main
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
+from studytui.core.paths import content_dir
 from studytui.measure.profile_file import dump
-from studytui.paths import content_dir
 
 SHIPPED = content_dir() / "hardware" / "measured" / "h200-sxm.yaml"
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from studytui.cli import main
+from studytui.core.paths import content_dir
 from studytui.guide import load_guide
-from studytui.paths import content_dir
 from studytui.store import open_store
 
 GUIDE = load_guide()
@@ -325,7 +325,7 @@ def test_a_duplicate_key_in_content_is_an_error_with_its_line(tmp_path: Path, ca
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from studytui.output import one_line, visible  # noqa: E402
+from studytui.cli.output import one_line, visible  # noqa: E402
 
 _TERMINAL_COMMANDS = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]|\r(?!\n)")
 

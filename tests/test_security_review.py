@@ -17,8 +17,8 @@ from typing import Iterator
 
 import pytest
 
-from studytui import fileio
 from studytui.cli import main
+from studytui.core import fileio
 from studytui.guide import load_guide
 from studytui.store import open_store
 from studytui.store.model import NOTE_LIMIT
@@ -206,7 +206,7 @@ def test_cli_edit_over_the_limit_keeps_the_edited_file(
 
 
 def test_the_apps_save_path_refuses_and_keeps_the_draft(tmp_path: Path) -> None:
-    from studytui.session import NotesNotSaved, StudySession
+    from studytui.study.session import NotesNotSaved, StudySession
 
     with open_store(tmp_path / "data") as store:
         store.set_note(FIRST, "stored")
@@ -327,7 +327,7 @@ def test_bounded_readers_refuse_a_fifo_without_blocking(tmp_path: Path) -> None:
         with pytest.raises(fileio.NotRegularFileError):
             fileio.read_text_bounded(tmp_path, 1024, "a test file")  # a directory
         # keys.yaml as a FIFO: one line naming it, never a hang
-        from studytui.errors import UsageError
+        from studytui.core.errors import UsageError
         from studytui.tui.keymap import load_keymap
 
         os.mkfifo(tmp_path / "keys.yaml")
@@ -386,7 +386,7 @@ def test_a_fifo_in_place_of_the_database_is_refused_without_blocking(tmp_path: P
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_in_a_vault_is_skipped_without_blocking(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    from studytui.takealong import vault
+    from studytui.exports import vault
 
     vault_dir = tmp_path / "vault"
     assert run(capsys, "note", FIRST, "--text", "hello")[0] == 0
@@ -418,7 +418,7 @@ def test_a_vault_note_saved_with_crlf_and_a_bom_comes_back_without_a_stray_cr(ca
     assert run(capsys, "note", SECOND, "--text", "a\r\nb\r")[0] == 0
     assert run(capsys, "export", str(vault), "--format", "vault")[0] == 0
     with open_store(tmp_path / "fresh") as fresh:
-        from studytui.takealong.vault import import_vault
+        from studytui.exports.vault import import_vault
 
         import_vault(vault, GUIDE, fresh)
         assert fresh.get_note(SECOND) == "a\r\nb\r"

@@ -27,7 +27,7 @@ import pytest
 
 from studytui.cli import main
 from studytui.guide import load_guide
-from studytui.takealong.serve import app_command, is_loopback, url_for
+from studytui.serve.server import app_command, is_loopback, url_for
 
 CLI = [sys.executable, "-c", "import sys; from studytui.cli import main; sys.exit(main())"]
 CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome")
@@ -82,7 +82,7 @@ def test_port_in_use_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
 def test_app_command_passes_data_and_content_through(tmp_path: Path) -> None:
     odd = tmp_path / "my data; $(touch x) 'q'"
     parts = shlex.split(app_command(odd, str(tmp_path / "content dir"), python="/usr/bin/python3"))
-    assert parts == ["/usr/bin/python3", "-m", "studytui.takealong.served", "--data-dir", str(odd),
+    assert parts == ["/usr/bin/python3", "-m", "studytui.serve.served", "--data-dir", str(odd),
                      "--content", str((tmp_path / "content dir").resolve())]
 
 
@@ -286,7 +286,7 @@ def test_app_in_a_browser(tmp_path: Path) -> None:
 def test_server_log_lines_are_one_line_without_traceback() -> None:
     import logging
 
-    from studytui.takealong.serve import _one_line_formatter
+    from studytui.serve.server import _one_line_formatter
 
     try:
         raise ConnectionResetError("socket closed\n\x1b[31mmid-frame")
@@ -301,7 +301,7 @@ def test_no_log_line_shows_the_token() -> None:
     # text (or a library's line) names a request's URL shows `<token>` in its place.
     import logging
 
-    from studytui.takealong.serve import _one_line_formatter
+    from studytui.serve.server import _one_line_formatter
 
     record = logging.LogRecord("aiohttp.server", logging.WARNING, __file__, 1, "bad request %s",
                                (f"GET /ws?token={TOKEN}&?width=80",), None)
@@ -310,7 +310,7 @@ def test_no_log_line_shows_the_token() -> None:
 
 
 def test_page_asks_no_other_host() -> None:
-    from studytui.takealong.serve import local_only
+    from studytui.serve.server import local_only
 
     page = """<head><link rel="stylesheet" href="http://127.0.0.1:8000/static/css/xterm.css" />
     <link
@@ -332,7 +332,7 @@ def test_shutdown_noise_from_a_closed_loop_is_dropped_and_nothing_else() -> None
     import asyncio.base_subprocess
     import types
 
-    from studytui.takealong.serve import quiet_closed_loop
+    from studytui.serve.server import quiet_closed_loop
 
     seen: list[object] = []
     hook = quiet_closed_loop(seen.append)
@@ -414,7 +414,7 @@ class InThread:
     def __init__(self, tmp_path: Path, mode: str = "echo", **attrs) -> None:
         from aiohttp import web
 
-        from studytui.takealong.serve import study_server_class
+        from studytui.serve.server import study_server_class
 
         script = tmp_path / "stand_in_app.py"
         script.write_text(STAND_IN_APP)
@@ -614,7 +614,7 @@ async def test_other_host_names_get_421(in_thread) -> None:
 
 
 def test_host_and_origin_rules() -> None:
-    from studytui.takealong.serve import Guard
+    from studytui.serve.server import Guard
 
     loop = Guard("127.0.0.1", 8000, TOKEN)
     assert loop.host_ok("127.0.0.1:8000") and loop.host_ok("localhost:8000") and loop.host_ok("[::1]:8000")
@@ -637,7 +637,7 @@ def test_host_and_origin_rules() -> None:
 
 
 def test_tokens_are_random_and_checked() -> None:
-    from studytui.takealong.serve import check_token
+    from studytui.serve.server import check_token
 
     first, second = check_token(None), check_token(None)
     assert first != second and len(first) >= 43 and re.fullmatch(r"[A-Za-z0-9_-]+", first)
@@ -803,7 +803,7 @@ def test_a_tab_that_stops_reading_is_dropped(in_thread, caplog: pytest.LogCaptur
     # pause (blocking writes, as Textual's web driver makes): once one of the server's writes has
     # waited send_timeout seconds the tab is cut off, the app still gets its quit (it saves on the
     # way out; it is not left blocked writing) and exits, and its slot is free.
-    from studytui.takealong.serve import SEND_TIMEOUT
+    from studytui.serve.server import SEND_TIMEOUT
 
     assert SEND_TIMEOUT <= 5
     srv = in_thread("flood", send_timeout=1.0)

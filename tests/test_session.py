@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from studytui.errors import StoreError
-from studytui.session import NotesNotSaved, StudySession
+from studytui.core.errors import StoreError
 from studytui.store import open_store
+from studytui.study.session import NotesNotSaved, StudySession
 from tests.tui.support import build_guide
 
 
@@ -322,7 +322,7 @@ def test_a_rescue_file_is_private_unpredictable_and_in_the_data_directory(store,
 def test_a_full_disk_leaves_no_empty_file_and_uses_the_state_directory(store, data, monkeypatch):
     import errno
 
-    import studytui.session as session_module
+    import studytui.study.session as session_module
 
     state = data.parent / "state"
     monkeypatch.setenv("XDG_STATE_HOME", str(state))
@@ -346,7 +346,7 @@ def test_a_full_disk_leaves_no_empty_file_and_uses_the_state_directory(store, da
 def test_when_no_folder_takes_the_rescue_file_the_text_is_printed(store, data, monkeypatch):
     import errno
 
-    import studytui.session as session_module
+    import studytui.study.session as session_module
 
     monkeypatch.setenv("XDG_STATE_HOME", str(data.parent / "state"))
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.store import STATES, EntryProgress, open_store
 
 # Any text SQLite can hold: everything but lone surrogates (which are not valid Unicode text).

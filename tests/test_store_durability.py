@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from studytui.errors import StoreError
+from studytui.core.errors import StoreError
 from studytui.store import open_store
 from studytui.store import store as store_module
 from studytui.store.schema import MIGRATIONS, SCHEMA_VERSION, create_v1

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from studytui.cli import main
-from studytui.errors import StoreError
+from studytui.core.errors import StoreError
 from studytui.guide import load_guide
 from studytui.store import open_store
 from studytui.store import store as store_module

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.store import STATES, open_store
 from studytui.store.model import normalize_time
 

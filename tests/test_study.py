@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.guide.model import Entry, Guide, Policy, Section, Subsection
 from studytui.store.model import EntryProgress
-from studytui.study import (
+from studytui.study.flow import (
     alias_map,
     canonical_states,
     first_entry,
@@ -150,7 +150,7 @@ def test_resolve_entry_by_id_alias_and_error() -> None:
 
 def test_continue_starts_from_what_was_studied_not_what_was_browsed() -> None:
     from studytui.store.model import EntryProgress
-    from studytui.study import continue_entry, study_position
+    from studytui.study.flow import continue_entry, study_position
 
     guide = GUIDE
     first, second, third = (e.id for e in guide.entries[:3])

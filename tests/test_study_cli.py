@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from studytui.cli import main
+from studytui.core.paths import content_dir
 from studytui.guide import load_guide
-from studytui.paths import content_dir
 from studytui.store import open_store
 
 GUIDE = load_guide()
@@ -349,7 +349,7 @@ def test_progress_tells_done_and_skipped_apart_without_colour(capsys: pytest.Cap
 
 
 def test_journal_demotes_a_notes_own_headings() -> None:
-    from studytui.commands.study import demote_headings
+    from studytui.cli.commands.study import demote_headings
 
     note = "# Big idea\ntext\n## Detail\n```\n# not a heading\n```\nSetext\n------\n#hashtag stays"
     out = demote_headings(note, 4)
@@ -393,7 +393,7 @@ def _list_record(out: str, entry_id: str) -> str:
 
 @pytest.mark.parametrize("columns", ["80", "120"])
 def test_list_shows_state_glyph_and_word_and_marks_notes(capsys: pytest.CaptureFixture[str], monkeypatch, columns) -> None:
-    from studytui.commands.guide import STATE_GLYPHS
+    from studytui.cli.commands.guide import STATE_GLYPHS
     from studytui.tui.format import STATE_GLYPHS as APP_GLYPHS
 
     monkeypatch.setenv("COLUMNS", columns)  # two-line records at 80, a table at 120
@@ -412,7 +412,7 @@ def test_list_shows_state_glyph_and_word_and_marks_notes(capsys: pytest.CaptureF
 
 
 def test_counts_are_in_the_right_number(capsys: pytest.CaptureFixture[str]) -> None:
-    from studytui.output import plural
+    from studytui.cli.output import plural
 
     assert (plural(1, "entry"), plural(2, "entry"), plural(0, "note")) == ("1 entry", "2 entries", "0 notes")
     code, out, _ = run(capsys, "note", FIRST, "--text", "x")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from studytui.cli import main
+from studytui.exports import anki
 from studytui.guide import load_guide
-from studytui.takealong import anki
 
 GUIDE = load_guide()
 FIELD_SEP = "\x1f"

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from studytui.cli import main
+from studytui.exports.vault import export_vault, import_vault, normalized, split_front_matter
 from studytui.guide import load_guide
 from studytui.store import open_store
-from studytui.takealong.vault import export_vault, import_vault, normalized, split_front_matter
 
 GUIDE = load_guide()
 A, B, C = GUIDE.entries[0], GUIDE.entries[5], GUIDE.entries[-3]
@@ -367,7 +367,7 @@ def _fstat_changing(monkeypatch: pytest.MonkeyPatch, target: Path, torn_reads: i
     newer modification time, `torn_reads` times (a program rewriting the file in place)."""
     from types import SimpleNamespace
 
-    import studytui.takealong.vault as vault_module
+    import studytui.exports.vault as vault_module
 
     real = os.fstat
     ident = (os.stat(target).st_dev, os.stat(target).st_ino)
@@ -398,7 +398,7 @@ def test_a_file_changing_while_read_is_read_again(vault: Path, monkeypatch: pyte
 
 
 def test_a_file_that_keeps_changing_while_read_is_refused_by_name(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
 
     path = entry_file(vault, A)
     _with_body(path, "half of an ed")
@@ -416,7 +416,7 @@ def test_every_exported_file_ends_with_a_newline(vault: Path) -> None:
 
 
 def test_a_folder_swapped_for_a_symlink_during_export_is_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import studytui.takealong.vault as vault_module
+    import studytui.exports.vault as vault_module
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -439,7 +439,7 @@ def test_a_folder_swapped_for_a_symlink_during_export_is_refused(vault: Path, tm
 
 
 def test_a_file_swapped_for_a_symlink_during_export_is_refused(vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import studytui.takealong.vault as vault_module
+    import studytui.exports.vault as vault_module
 
     target = tmp_path / "victim.txt"
     target.write_text("do not touch")

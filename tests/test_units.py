@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from studytui.calc import units
 from studytui.calc.units import FieldError
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from studytui.calc.units import (
     parse_size,
     parse_time,
 )
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 KINDS = ("int", "float", "size", "rate", "flops_rate", "time", "dtype", "gpu", "model", "choice", "bool")
 PROFILE_CHOICES = ("vendor", "measured")

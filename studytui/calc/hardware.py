@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from studytui.errors import UsageError
-from studytui.filestate import file_stamp
+from studytui.core.errors import UsageError
+from studytui.core.filestate import file_stamp
 
 GIB = 2.0**30
 MIB = 2.0**20
@@ -325,7 +325,7 @@ def _entries(data: Any, path: Path) -> list[dict[str, Any]]:
 
 
 def builtin_hardware_dir() -> Path:
-    from studytui import paths
+    from studytui.core import paths
 
     candidate = paths.content_dir(None) / "hardware"
     if candidate.is_dir() and any(candidate.glob("*.yaml")):
@@ -337,7 +337,7 @@ def builtin_hardware_dir() -> Path:
 
 
 def user_hardware_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    from studytui import paths
+    from studytui.core import paths
 
     return paths.data_dir(data_dir) / "hardware"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from studytui.calc.units import FieldError
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -266,7 +266,7 @@ class Preset:
 
 
 def builtin_models_dir() -> Path:
-    from studytui import paths
+    from studytui.core import paths
 
     candidate = paths.content_dir(None) / "models"
     if candidate.is_dir() and any(candidate.glob("*.yaml")):
@@ -293,7 +293,7 @@ _PRESETS: dict[str, dict[str, Preset]] = {}
 def _preset_from_file(path: Path) -> Preset:
     import yaml
 
-    from studytui import fileio
+    from studytui.core import fileio
     from studytui.guide.yamlio import AliasError, error_line, safe_load
 
     text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a model preset")

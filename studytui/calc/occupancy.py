@@ -86,8 +86,8 @@ class Tables:
 
 
 def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    from studytui import paths
-    from studytui.errors import UsageError
+    from studytui.core import paths
+    from studytui.core.errors import UsageError
 
     bases = [paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"]
     try:
@@ -103,7 +103,7 @@ def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> Tables:
-    from studytui import fileio
+    from studytui.core import fileio
     from studytui.guide.yamlio import safe_load
 
     raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the compute-capability tables"))

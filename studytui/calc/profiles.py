@@ -14,8 +14,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from studytui.errors import UsageError
-from studytui.filestate import PerFileState
+from studytui.core.errors import UsageError
+from studytui.core.filestate import PerFileState
 
 SCHEMA = "studytui-measured-profile/1"
 RUN_FIELDS = ("date", "hardware", "workload", "precision", "baseline", "correctness", "software", "results")
@@ -32,7 +32,7 @@ def load_profile(path: str | Path) -> dict[str, Any]:
     """Parse a profile file; UsageError (one line) if it cannot be read or is not a mapping."""
     import yaml
 
-    from studytui import fileio
+    from studytui.core import fileio
     from studytui.guide.yamlio import AliasError, error_line, safe_load
 
     path = Path(path)
@@ -183,7 +183,7 @@ _CHECKED: PerFileState[tuple[str, ...]] = PerFileState()
 def _check_profile(path: Path) -> tuple[str, ...]:
     import yaml
 
-    from studytui import fileio
+    from studytui.core import fileio
     from studytui.guide.yamlio import AliasError, error_line, safe_load
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # composing only, for line numbers
@@ -314,8 +314,8 @@ def _accelerator_id(accelerator: Any) -> str:
 
 def find_profile(accelerator: Any, data_dir: str | Path | None = None) -> Path | None:
     """The measured profile for an accelerator: the shipped one first, then the user's own."""
-    from studytui.paths import content_dir
-    from studytui.paths import data_dir as default_data_dir
+    from studytui.core.paths import content_dir
+    from studytui.core.paths import data_dir as default_data_dir
 
     ident = _accelerator_id(accelerator)
     candidates = [content_dir() / "hardware" / "measured" / f"{ident}.yaml"]

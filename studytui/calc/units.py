@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 
 class FieldError(UsageError):

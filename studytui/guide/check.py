@@ -85,7 +85,7 @@ def _try_it_run_problems(e, spec, files: dict) -> list[str]:
     that opens on an error, or whose arguments are silently unused, is a content problem."""
     from studytui.calc.form_values import initial_values
     from studytui.calc.units import FieldError
-    from studytui.errors import StudyError
+    from studytui.core.errors import StudyError
 
     where = f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it"
     values = initial_values(spec, e.try_it.args)

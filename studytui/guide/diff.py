@@ -87,7 +87,7 @@ class _Lines:
 
     def _file_text(self, display: str) -> str:
         if display not in self._text:
-            from studytui import fileio
+            from studytui.core import fileio
 
             try:
                 self._text[display] = fileio.read_text_bounded(display, fileio.YAML_LIMIT, "a content file")
@@ -415,7 +415,7 @@ def learner_impact(guide: Guide, diff: GuideDiff, states: Mapping[str, Any]) -> 
     """Which of the learner's entries with progress or notes the differences touch, and what
     happens to them: removed ones become orphans (kept, never lost); the rest keep their id, and
     an id renamed later follows through `aliases`."""
-    from studytui.study import canonical_states
+    from studytui.study.flow import canonical_states
 
     current, _orphans = canonical_states(guide, states)
     by_entry: dict[str, list[str]] = {}
@@ -453,7 +453,7 @@ def write_stubs(guide: Guide, diff: GuideDiff, folder: str | Path) -> list[Path]
     """One YAML stub per added entry, in content's entry format: facts only (title, URL, where it
     goes); the summary is left empty for a person to write, and `studytui check` refuses it until
     then. Existing files are never overwritten."""
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
 
     out = Path(folder)
     if out.exists() and not out.is_dir():

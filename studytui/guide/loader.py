@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
-from studytui.errors import ContentError
+from studytui.core.errors import ContentError
 from studytui.guide.model import (
     ALL_KINDS,
     CLAIM_FIELDS,
@@ -476,7 +476,7 @@ def _load_cached(resolved: str, _stamp: float) -> Guide:
 
 def load_guide(content_dir: str | os.PathLike[str] | None = None) -> Guide:
     """The validated guide. Raises ContentError listing `FILE:LINE: message` problems."""
-    from studytui.paths import content_dir as resolve
+    from studytui.core.paths import content_dir as resolve
 
     path = resolve(content_dir)
     guide_file = path / "guide.yaml"

@@ -197,7 +197,7 @@ class Guide:
         """`section(key)`, or a UsageError naming the forms a section can be given in."""
         section = self.section(key)
         if section is None:
-            from studytui.errors import UsageError
+            from studytui.core.errors import UsageError
 
             names = ", ".join(s.id for s in self.sections)
             raise UsageError(f"unknown section '{key}' (one of: {names}; or a section number, 0 for the first)")

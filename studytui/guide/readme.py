@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 MAX_README_BYTES = 1024 * 1024  # the real README is tens of kilobytes
 PARSE_SECONDS = 10.0  # hostile Markdown (200k unclosed brackets) can take that long; the real one ~0.05 s
@@ -103,7 +103,7 @@ def read_readme_text(path: str | Path) -> str:
     if size > MAX_README_BYTES:
         raise UsageError(f"{name} is {size // 1024 // 1024} MiB; a copy of the guide's README is far smaller "
                          f"(the limit is {MAX_README_BYTES // 1024 // 1024} MiB)")
-    from studytui import fileio
+    from studytui.core import fileio
 
     try:
         # Opened without blocking and refused unless a regular file: a FIFO would wait for ever.

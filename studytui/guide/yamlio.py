@@ -7,7 +7,7 @@ Every YAML file goes through `load_yaml` (content, with the strict loader) or `s
 learner's files: keys.yaml, hardware, measured profiles, vault front matter), so every file gets
 the same two bounds:
 
-* size: files are read with `studytui.fileio.read_bounded` (YAML_LIMIT) by the callers, which
+* size: files are read with `studytui.core.fileio.read_bounded` (YAML_LIMIT) by the callers, which
   also refuses anything that is not a regular file (a FIFO would block for ever);
 * aliases: a document whose aliases (`*name`) would expand to more than ALIAS_BUDGET values beyond
   those written out (a "billion laughs" of 400 bytes is 10^9 values to any code that walks it),
@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import yaml
 
-from studytui.errors import ContentError, UsageError
+from studytui.core.errors import ContentError, UsageError
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -130,7 +130,7 @@ def error_line(exc: yaml.YAMLError, where: str) -> str:
 def load_user_yaml(path: Path, what: str) -> Any:
     """A YAML file the learner wrote, read within fileio.YAML_LIMIT and loaded with `safe_load`.
     Every problem is one UsageError line naming the file (and the line, where known)."""
-    from studytui import fileio
+    from studytui.core import fileio
 
     try:
         text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, what)
@@ -195,7 +195,7 @@ class YamlFile:
     def __init__(self, path: Path, display: str | None = None):
         self.path = path
         self.display = display or str(path)
-        from studytui import fileio
+        from studytui.core import fileio
 
         try:
             self.text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a YAML file")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from studytui.commands.measure import add_arguments, handle
-from studytui.errors import StudyError
+from studytui.cli.commands.measure import add_arguments, handle
+from studytui.core.errors import StudyError
 
 
 def main() -> int:

@@ -96,7 +96,7 @@ def load_catalog(paths: list[Path]) -> list[VendorFigures]:
     """Every accelerator entry in the YAML files (or folders of them) given; unreadable files skipped."""
     import yaml
 
-    from studytui import fileio
+    from studytui.core import fileio
     from studytui.guide.yamlio import safe_load
 
     files: list[Path] = []
@@ -133,7 +133,7 @@ def match_device(device_name: str, catalog: list[VendorFigures]) -> VendorFigure
 
 
 def default_catalog_paths(content_override: str | None = None, data_override: str | None = None) -> list[Path]:
-    from studytui.paths import content_dir, data_dir
+    from studytui.core.paths import content_dir, data_dir
 
     paths = [content_dir(content_override) / "hardware"]
     try:

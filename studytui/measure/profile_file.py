@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from studytui.calc.profiles import SCHEMA, load_profile, summarize, validate_profile
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 LABEL = (
     "measured by studytui measure: what these benchmarks sustained, not vendor peaks. Measured ceilings "

@@ -11,7 +11,7 @@ import math
 import re
 
 from studytui.calc import units as u
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 # unit -> (family, SI factor). Families decide which parser reads an answer that carries a unit.
 UNITS: dict[str, tuple[str, float]] = {

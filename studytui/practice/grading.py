@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.practice.answers import format_value, parse_answer
 from studytui.practice.model import Variant
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from studytui.errors import ContentError
+from studytui.core.errors import ContentError
 from studytui.guide.yamlio import YamlFile
 from studytui.practice.answers import UNITS
 from studytui.practice.model import DEFAULT_TOLERANCE, KINDS, MAX_HINTS, PICKS, Problem
@@ -243,7 +243,7 @@ def _load_cached(resolved: str, stamp: tuple[float, ...]) -> ProblemSet:
 
 def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemSet:
     """The validated problems (cached until a file changes). ContentError on any problem."""
-    from studytui.paths import content_dir as resolve
+    from studytui.core.paths import content_dir as resolve
 
     root = resolve(content_dir)
     folder = root / PROBLEMS_DIR

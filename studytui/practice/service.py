@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Callable
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.practice import schedule
 from studytui.practice.grading import Grade, grade
 from studytui.practice.loader import ProblemSet, load_problems

@@ -1,7 +1,7 @@
 """The local progress store (SQLite). See `store.py` for the durability rules.
 
     from studytui.store import open_store
-    from studytui.study import alias_map, next_entry, progress_summary
+    from studytui.study.flow import alias_map, next_entry, progress_summary
 
     store = open_store()                       # --data-dir / STUDYTUI_DATA_DIR / default; no file yet
     store.follow_aliases(alias_map(guide))     # once after opening: progress follows renamed entries
@@ -9,7 +9,7 @@
     summary = progress_summary(guide, states)  # counts, covered fraction, orphans
     store.set_state(entry.id, "done")          # every write: one transaction, durable on return
 
-Stored ids are kept as written; `studytui.study.canonical_states` maps ids that are aliases onto
+Stored ids are kept as written; `studytui.study.flow.canonical_states` maps ids that are aliases onto
 current entries and sets orphans apart, so readers never need to do that themselves.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from studytui.errors import StoreError
+from studytui.core.errors import StoreError
 from studytui.store.model import STATES, EntryProgress, ImportReport, NoteVersion
 from studytui.store.store import DB_NAME, Store
 
@@ -27,7 +27,7 @@ __all__ = ["DB_NAME", "STATES", "EntryProgress", "ImportReport", "NoteVersion", 
 
 def db_path(data_dir: Path | str | os.PathLike[str] | None = None) -> Path:
     """The database file for a data directory (resolved like the CLI's --data-dir)."""
-    from studytui.paths import data_dir as resolve
+    from studytui.core.paths import data_dir as resolve
 
     return resolve(data_dir) / DB_NAME
 

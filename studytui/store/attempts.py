@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.store.model import check_text, normalize_time
 
 SEED_LIMIT = 2**31 - 1

@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
-from studytui.errors import UsageError
-from studytui.state import STATE_VALUES
+from studytui.core.errors import UsageError
+from studytui.core.state import STATE_VALUES
 
-STATES = STATE_VALUES  # one definition: studytui.state.State
+STATES = STATE_VALUES  # one definition: studytui.core.state.State
 DEFAULT_STATE = "pending"
 COVERED_STATES = ("done", "skipped")
 # Imported times may run ahead of this clock by a little (another machine's clock); further in
@@ -56,7 +56,7 @@ def check_state(state: str) -> str:
 
 # The most one note (an entry's or a section's) may hold, in UTF-8 bytes: the one limit every
 # note write checks (the CLI, the app, JSON and vault import), so every note fits in a vault file
-# (see studytui.takealong.vault.MAX_FILE_BYTES) and a backup of it can be imported again.
+# (see studytui.exports.vault.MAX_FILE_BYTES) and a backup of it can be imported again.
 NOTE_LIMIT = 8 * 1024 * 1024
 
 
@@ -65,7 +65,7 @@ class NoteTooLarge(UsageError):
 
 
 def note_size_text(size: int) -> str:
-    from studytui.fileio import MIB
+    from studytui.core.fileio import MIB
 
     text = f"{size / MIB:.1f} MiB" if size >= MIB else f"{size / 1024:.0f} KiB"
     if size > NOTE_LIMIT and text == f"{NOTE_LIMIT / MIB:.1f} MiB":
@@ -80,7 +80,7 @@ def check_note(text: Any, what: str = "note", tail: str = "; not saved") -> str:
     if len(text) > NOTE_LIMIT // 4:
         size = len(text.encode("utf-8"))
         if size > NOTE_LIMIT:
-            from studytui.fileio import size_text
+            from studytui.core.fileio import size_text
 
             raise NoteTooLarge(
                 f"{what} is {note_size_text(size)}, more than the {size_text(NOTE_LIMIT)} a note can hold{tail}"

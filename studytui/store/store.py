@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from studytui.errors import StoreError, UsageError
+from studytui.core.errors import StoreError, UsageError
 from studytui.store import schema
 from studytui.store.attempts import Attempt, check_attempt, parse_attempts
 from studytui.store.model import (
@@ -686,7 +686,7 @@ class Store:
     def follow_aliases(self, alias_map: Mapping[str, str]) -> list[tuple[str, str]]:
         """Move progress recorded under old ids onto the entries that now carry them as aliases.
 
-        `alias_map` is {old_id: current_id} (see `studytui.study.alias_map`). When both ids
+        `alias_map` is {old_id: current_id} (see `studytui.study.flow.alias_map`). When both ids
         have progress they are merged (newer state wins, notes both kept). One transaction;
         nothing is written when no stored id is an alias. Returns the (old, new) pairs moved.
         """

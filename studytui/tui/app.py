@@ -20,12 +20,12 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
 
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
+from studytui.core.handoff import browser_available, check_link, in_tmux, osc52_copy_sequence
 from studytui.guide.model import Entry, Guide, Section
-from studytui.handoff import browser_available, check_link, in_tmux, osc52_copy_sequence
-from studytui.session import Change, NoteDraft, NotesNotSaved, StudySession
 from studytui.store import EntryProgress, Store
-from studytui.study import Summary
+from studytui.study.flow import Summary
+from studytui.study.session import Change, NoteDraft, NotesNotSaved, StudySession
 from studytui.tui.compat import use_no_color_filter, write_to_terminal
 from studytui.tui.format import visible_controls
 from studytui.tui.keyroute import KeyRouting
@@ -349,7 +349,7 @@ class StudyApp(KeyRouting, App[None]):
 
     def hand_off(self, url: str, title: str) -> bool:
         """Give a link to the learner's browser (or, where none can be used, a dialog with it,
-        copied). Every link goes through here and the one policy in studytui.handoff: https
+        copied). Every link goes through here and the one policy in studytui.core.handoff: https
         only, never a local path or another scheme. True when it was handed off."""
         link = check_link(url)
         if not link.allowed:

@@ -8,15 +8,15 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
-from studytui.output import BIDI_CONTROLS, escaped
-from studytui.state import State, glyph_of
+from studytui.core.state import State, glyph_of
+from studytui.core.text import BIDI_CONTROLS, escaped
 
-# One glyph and one word per state (from studytui.state.State): never colour alone.
+# One glyph and one word per state (from studytui.core.state.State): never colour alone.
 STATE_GLYPHS = {s.value: s.glyph for s in State}
 STATE_WORDS = {s.value: s.word for s in State}
 
 # C0/C1 control characters other than tab and newline, DEL and the bidi controls (the set the CLI
-# escapes, studytui.output.CONTROLS). Notes are user text: an escape sequence in a note must show
+# escapes, studytui.core.text.CONTROLS). Notes are user text: an escape sequence in a note must show
 # as text, never reach the terminal.
 _CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 

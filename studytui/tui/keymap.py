@@ -22,7 +22,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Iterable
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 KEYMAP_FILE = "keys.yaml"
 # The names Textual uses for keys people often write as characters.

@@ -303,8 +303,8 @@ async def test_a_try_it_link_opens_its_calculator_with_its_inputs(make_app):
 
 
 def test_check_runs_every_try_it_link_of_the_shipped_content():
+    from studytui.core.paths import content_dir
     from studytui.guide.check import check_content
-    from studytui.paths import content_dir
 
     report = check_content(content_dir())
     assert not [p for p in report.problems if "try_it" in p]

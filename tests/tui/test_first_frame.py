@@ -7,7 +7,7 @@ import argparse
 import gc
 import sys
 
-import studytui.tui_launch as tui_launch
+import studytui.tui.launch as tui_launch
 
 from .support import screen_text
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from studytui.session import NoteDraft
 from studytui.store import STATES
+from studytui.study.session import NoteDraft
 from studytui.tui.format import (
     STATE_GLYPHS,
     authors_line,

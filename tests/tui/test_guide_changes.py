@@ -7,11 +7,11 @@ import dataclasses
 
 import pytest
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.guide.diff import Difference, LearnerImpact
+from studytui.tui.launch import _guide_changes
 from studytui.tui.screens.guide_changes import GuideChangesScreen
 from studytui.tui.widgets.detail_pane import PLACEMENT_NOTE
-from studytui.tui_launch import _guide_changes
 
 from .support import screen_text
 

@@ -8,8 +8,8 @@ import io
 from pathlib import Path
 
 from studytui.tui.keymap import parse_keymap, valid_key
+from studytui.tui.launch import checked_keymap, show_key_warnings
 from studytui.tui.registry import build_registry
-from studytui.tui_launch import checked_keymap, show_key_warnings
 
 from .support import screen_text, wait_until
 

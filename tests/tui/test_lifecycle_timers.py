@@ -9,8 +9,8 @@ and after the app (and so every widget) is gone.
 
 from __future__ import annotations
 
-from studytui.session import Change
 from studytui.store import open_store
+from studytui.study.session import Change
 
 
 def fire_everything(app, main=None, panel=None, other_store=None, entry_id="roofline") -> None:

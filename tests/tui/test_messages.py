@@ -3,7 +3,7 @@ sequences (a data directory named with `[/]` used to crash the app on the first 
 
 from __future__ import annotations
 
-from studytui.errors import StoreError
+from studytui.core.errors import StoreError
 from studytui.tui.compat import notifications
 
 from .support import wait_until

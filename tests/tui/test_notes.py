@@ -258,7 +258,7 @@ class RefusingStore:
 
     def set_note(self, entry_id, text):
         if self.refuse:
-            from studytui.errors import StoreError
+            from studytui.core.errors import StoreError
 
             raise StoreError("progress.db stayed locked by another studytui process")
         return self._store.set_note(entry_id, text)
@@ -292,7 +292,7 @@ async def test_a_refused_save_keeps_the_note_and_retries(make_app, store):
 
 def test_after_exit_the_launcher_hands_what_is_left_to_the_session(make_app, store, data_dir, capsys):
     # The rules are tested in tests/test_session.py; here only the launcher's wiring.
-    from studytui.tui_launch import save_what_is_left
+    from studytui.tui.launch import save_what_is_left
 
     refusing = RefusingStore(store)
     app = make_app(store=refusing)
@@ -383,7 +383,7 @@ async def test_actions_asked_for_before_the_note_panel_is_mounted_run_once_it_is
     dropped, and runs (in order) once the panel is there."""
     from textual.app import App
 
-    from studytui.session import NoteDraft
+    from studytui.study.session import NoteDraft
     from studytui.tui.widgets.detail_pane import DetailPane
 
     ran: list[str] = []

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.tui.app import STUDY_THEMES
 from studytui.tui.compat import line_filters, notifications
 from studytui.tui.keymap import load_keymap, parse_keymap
+from studytui.tui.launch import binding_ids, launch
 from studytui.tui.registry import build_registry
 from studytui.tui.screens.main import MainScreen
-from studytui.tui_launch import binding_ids, launch
 
 from .support import wait_for_palette
 
@@ -163,7 +163,7 @@ def test_registry_does_not_hide_a_missing_plugin_and_rejects_duplicates():
 
 
 def test_synthetic_guide_switch_is_validated(monkeypatch):
-    from studytui.tui_launch import SYNTHETIC_ENV, _guide
+    from studytui.tui.launch import SYNTHETIC_ENV, _guide
 
     monkeypatch.setenv(SYNTHETIC_ENV, "800")
     guide = _guide(argparse.Namespace(content=None))
@@ -175,7 +175,7 @@ def test_synthetic_guide_switch_is_validated(monkeypatch):
 
 def test_an_unknown_id_warns_and_a_stolen_key_is_reported_not_applied(tmp_path: Path):
     from studytui.tui.keymap import conflicts
-    from studytui.tui_launch import binding_keys, checked_keymap
+    from studytui.tui.launch import binding_keys, checked_keymap
 
     registry = build_registry()
     (tmp_path / "keys.yaml").write_text("nxt: j\nnext: d\nprevious: k\nhelp: /\n")

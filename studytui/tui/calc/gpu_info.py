@@ -12,7 +12,7 @@ from typing import Any
 from studytui.calc.dtypes import DTYPES, peak_keys
 from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, memory_text
 from studytui.calc.units import format_flops_rate, format_percent, format_rate
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
 
 
 def available_dtypes(acc: Accelerator | None) -> list[str]:

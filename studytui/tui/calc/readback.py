@@ -12,7 +12,7 @@ from typing import Mapping
 
 from studytui.calc.forms import CalcSpec, parse_field
 from studytui.calc.units import FieldError, format_flops, format_flops_rate, format_rate, format_size, format_time
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
 
 _BARE = re.compile(r"^[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?$", re.IGNORECASE)  # a number, no unit
 _SUFFIXED = re.compile(r"^[0-9.]+\s*[kKMGTP]$")  # 128k, 1.5M

@@ -27,7 +27,7 @@ from studytui.calc.form_values import PLOTTED, SWEEP_PLOTTED, initial_values
 from studytui.calc.forms import CALCULATORS, CalcSpec, choices_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
 from studytui.tui.calc import prefs
 from studytui.tui.calc.choice import ChoiceField
 from studytui.tui.calc.form import COMPUTE_DTYPE, CalcForm, GroupToggle, field_hint, one_line_reason

@@ -31,7 +31,7 @@ class PracticeState:
 
     @classmethod
     def load(cls, app: Any) -> "PracticeState | None":
-        from studytui.errors import StudyError
+        from studytui.core.errors import StudyError
         from studytui.practice.service import Practice
 
         try:

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
 from studytui.practice.grading import miss_text
 from studytui.tui.format import visible_controls
 from studytui.tui.host import cursor_blink_of

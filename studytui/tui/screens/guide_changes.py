@@ -16,7 +16,7 @@ from textual.screen import Screen
 from textual.style import Style
 from textual.widgets import Static
 
-from studytui.output import one_line as visible  # escape sequences shown, never sent (as `guide diff` does)
+from studytui.core.text import one_line as visible  # escape sequences shown, never sent (as `guide diff` does)
 from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.tui.widgets.footer import StudyFooter
 

@@ -1,6 +1,6 @@
 """`h`: the saved versions of the selected entry's note, newest first, with a way back.
 
-Every version comes from the event log (studytui.session.StudySession.note_history). Restoring
+Every version comes from the event log (studytui.study.session.StudySession.note_history). Restoring
 makes an old version the note again; the version it replaces stays in the list, so a restore can
 itself be undone.
 """

@@ -13,9 +13,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, Tree
 
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
+from studytui.core.handoff import check_link
 from studytui.guide.model import Entry, Section, Subsection
-from studytui.handoff import check_link
 from studytui.tui.compat import key_bindings
 from studytui.tui.format import fraction_bar, percent, short_timestamp
 from studytui.tui.keyroute import focus_now
@@ -24,9 +24,9 @@ from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
 
 if TYPE_CHECKING:
-    from studytui.session import Change
     from studytui.store.model import NoteVersion
-    from studytui.study import Counts
+    from studytui.study.flow import Counts
+    from studytui.study.session import Change
     from studytui.tui.app import StudyApp
     from studytui.tui.widgets.note_panel import NoteEditor
 

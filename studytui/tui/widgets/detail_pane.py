@@ -17,7 +17,7 @@ from textual.style import Style
 from textual.widgets import Static
 
 from studytui.guide.model import Entry, Section, Subsection
-from studytui.session import NoteDraft
+from studytui.study.session import NoteDraft
 from studytui.tui.format import STATE_WORDS, authors_line, days_since, short_timestamp, state_glyph
 
 if TYPE_CHECKING:

@@ -48,7 +48,7 @@ class GuideTree(Tree[NodeData]):
         super().__init__(Text(guide.title), id=id)
         self.guide = guide
         self.states: dict[str, str] = dict(states)
-        # section id -> (covered, total), from studytui.study.progress_summary.
+        # section id -> (covered, total), from studytui.study.flow.progress_summary.
         self.section_counts: dict[str, tuple[int, int]] = dict(section_counts)
         self.show_root = False
         # section id -> (mastered, problems): practice mastery, shown once the learner has practised.

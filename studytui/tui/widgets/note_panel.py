@@ -27,7 +27,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Markdown, Static, TextArea
 
-from studytui.session import NoteDraft
+from studytui.study.session import NoteDraft
 from studytui.tui.format import control_pictures, visible_controls
 from studytui.tui.keyroute import focus_now
 from studytui.tui.widgets.inputs import InOrderBindings

@@ -41,7 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
-from studytui.errors import StudyError, UsageError
+from studytui.core.errors import StudyError, UsageError
 from studytui.store.model import NOTE_LIMIT
 
 MARK = "studytui"
@@ -66,8 +66,8 @@ _SAFE = re.compile(r"[^a-z0-9.-]+")
 
 def shown(text: Any) -> str:
     """Text for a one-line message: control and bidi characters as visible escapes (the one rule
-    every message follows: studytui.output.one_line)."""
-    from studytui.output import one_line
+    every message follows: studytui.core.text.one_line)."""
+    from studytui.core.text import one_line
 
     return one_line(str(text))
 
@@ -250,7 +250,7 @@ def scan(root: Path) -> Scan:
             result.others.add(rel)
             continue
         if st.st_size > MAX_FILE_BYTES:
-            from studytui.fileio import size_text
+            from studytui.core.fileio import size_text
             from studytui.store.model import note_size_text
 
             result.problems.append(
@@ -435,7 +435,7 @@ class _Writer:
         the file's mode; a read-only file is left as it is."""
         if note and len(body) > NOTE_LIMIT // 4 and len(body.encode("utf-8", "surrogatepass")) > NOTE_LIMIT:
             # A note from before the limit: a file import would refuse (and with it the whole vault).
-            from studytui.fileio import size_text
+            from studytui.core.fileio import size_text
             from studytui.store.model import note_size_text
 
             self.summary.warnings.append(
@@ -549,7 +549,7 @@ def _entry_meta(entry: Any, p: Any) -> dict[str, Any]:
 
 def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
     from studytui.store.model import now_iso
-    from studytui.study import canonical_states
+    from studytui.study.flow import canonical_states
 
     if root.exists() and not root.is_dir():
         raise UsageError(f"cannot write a vault to {shown(root)}: it is not a directory")
@@ -579,7 +579,7 @@ def export_vault(root: Path, guide: Any, store: Any) -> VaultSummary:
 
 def _export_files(writer: "_Writer", guide: Any, found: Scan, current: dict, orphans: dict, states: dict,
                   section_notes: dict, exported_at: str) -> None:
-    from studytui.study import progress_summary
+    from studytui.study.flow import progress_summary
 
     summary = writer.summary
 
@@ -739,7 +739,7 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     a broken one stops the import (exit 2) with nothing changed, naming the file."""
     from studytui.store.model import check_note, merge_notes
     from studytui.store.store import EXPORT_FORMAT, EXPORT_VERSION
-    from studytui.study import alias_map
+    from studytui.study.flow import alias_map
 
     found = scan(root)
     report = VaultImportReport(source=root.name or str(root))

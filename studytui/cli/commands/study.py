@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from studytui.errors import StudyError, UsageError
-from studytui.output import plural
-from studytui.state import STATE_VALUES as STATE_NAMES
+from studytui.cli.output import plural
+from studytui.core.errors import StudyError, UsageError
+from studytui.core.state import STATE_VALUES as STATE_NAMES
 
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
@@ -104,7 +104,7 @@ def _open(args: argparse.Namespace, salvage: bool = False):
     """(guide, store), with progress under renamed entries' old ids moved onto the new ids."""
     from studytui.guide import load_guide
     from studytui.store import open_store
-    from studytui.study import alias_map
+    from studytui.study.flow import alias_map
 
     guide = load_guide(args.content)
     store = open_store(args.data_dir, salvage=salvage)
@@ -119,14 +119,14 @@ def _open(args: argparse.Namespace, salvage: bool = False):
 def _out(text: str) -> None:
     """A message for people. It may quote ids, file names and notes: at a terminal their control
     characters are shown escaped, never obeyed."""
-    from studytui.output import for_terminal
+    from studytui.cli.output import for_terminal
 
     sys.stdout.write(for_terminal(text))
     sys.stdout.flush()
 
 
 def _err(text: str) -> None:
-    from studytui.output import for_terminal
+    from studytui.cli.output import for_terminal
 
     sys.stderr.write(for_terminal(text, sys.stderr))
 
@@ -135,7 +135,7 @@ def _out_verbatim(text: str) -> None:
     """The learner's own text, byte for byte as UTF-8: no markup, no newline or locale translation.
     At a terminal, control characters are shown escaped (an imported note must not be able to
     retitle the terminal or write the clipboard); pipes and files get the bytes as stored."""
-    from studytui.output import for_terminal
+    from studytui.cli.output import for_terminal
 
     text = for_terminal(text)
     sys.stdout.flush()
@@ -156,7 +156,7 @@ def _print_entry(entry: Any) -> None:
     from rich.style import Style
     from rich.text import Text
 
-    from studytui.output import console
+    from studytui.cli.output import console
 
     con = console()
     text = Text()
@@ -179,7 +179,7 @@ def _print_entry(entry: Any) -> None:
 
 
 def cmd_next(args: argparse.Namespace) -> int:
-    from studytui.session import StudySession
+    from studytui.study.session import StudySession
 
     guide, store = _open(args)
     with store:
@@ -187,11 +187,11 @@ def cmd_next(args: argparse.Namespace) -> int:
         # Showing is not studying: nothing is written, so asking again gives the same entry.
         entry = session.continue_entry()
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json(None if entry is None else {**entry.to_dict(), "state": "pending"})
         return 0
-    from studytui.output import console
+    from studytui.cli.output import console
 
     if entry is None:
         s = session.summary
@@ -201,7 +201,7 @@ def cmd_next(args: argparse.Namespace) -> int:
         )
         return 0
     _print_entry(entry)
-    from studytui.output import print_parts, visible
+    from studytui.cli.output import print_parts, visible
 
     console().print()
     # The command whole on its line; the other states beside it where they fit, else under it.
@@ -210,9 +210,9 @@ def cmd_next(args: argparse.Namespace) -> int:
 
 
 def cmd_mark(args: argparse.Namespace) -> int:
-    from studytui.session import StudySession
     from studytui.store.model import check_state
-    from studytui.study import resolve_entry
+    from studytui.study.flow import resolve_entry
+    from studytui.study.session import StudySession
 
     state = check_state(args.state)
     guide, store = _open(args)
@@ -232,7 +232,7 @@ def _read_stdin() -> str:
         raise UsageError("no standard input to read the note from")
     if stream.isatty():
         _err("Reading the note from standard input; end it with Ctrl-D.\n")
-    from studytui.fileio import size_text
+    from studytui.core.fileio import size_text
     from studytui.store.model import NOTE_LIMIT
 
     # At most one byte past the limit: a note larger than a note can hold is refused unread.
@@ -279,7 +279,7 @@ def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
             f"editor {editor!r} replaced the temporary file {path} with something that is not a file; "
             "the note was not changed"
         )
-    from studytui.fileio import size_text
+    from studytui.core.fileio import size_text
     from studytui.store.model import NOTE_LIMIT, note_size_text
 
     if st.st_size > NOTE_LIMIT:
@@ -342,14 +342,14 @@ def _section_note(args: argparse.Namespace, session: Any, section_id: str, writi
 
 
 def cmd_note(args: argparse.Namespace) -> int:
-    from studytui.study import resolve_entry, unknown_entry_message
+    from studytui.study.flow import resolve_entry, unknown_entry_message
 
     if args.stdin is not None and args.stdin != "-":
         raise UsageError(f"unexpected argument {args.stdin!r} (use '-' to read the note from stdin, or --text)")
     writing = args.stdin == "-" or args.text is not None or args.append is not None or args.edit
     if args.stdin == "-" and (args.text is not None or args.append is not None or args.edit):
         raise UsageError("'-' cannot be combined with --text, --append or --edit")
-    from studytui.session import StudySession
+    from studytui.study.session import StudySession
 
     guide, store = _open(args)
     with store:
@@ -452,15 +452,15 @@ def _progress_records(con: Any, rows: list) -> None:
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    from studytui.commands.practice import print_progress_practice, progress_practice
-    from studytui.study import progress_summary
+    from studytui.cli.commands.practice import print_progress_practice, progress_practice
+    from studytui.study.flow import progress_summary
 
     guide, store = _open(args)
     with store:
         summary = progress_summary(guide, store.states())  # with orphans, which the session leaves out
         practice = progress_practice(guide, store)
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({**summary.to_dict(), "practice": practice})
         return 0
@@ -468,7 +468,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from studytui.output import console, visible
+    from studytui.cli.output import console, visible
 
     con = console()
     rows = [(Text(visible(s.title)), s.counts) for s in summary.sections]
@@ -513,8 +513,8 @@ def cmd_progress(args: argparse.Namespace) -> int:
 
 
 def _write_atomically(path: Path, data: bytes) -> Path:
-    """studytui.fileio.write_atomically (moved there for studytui.takealong, issue 25), imported when used."""
-    from studytui.fileio import write_atomically
+    """studytui.core.fileio.write_atomically (moved there for studytui.exports, issue 25), imported when used."""
+    from studytui.core.fileio import write_atomically
 
     return write_atomically(path, data)
 
@@ -553,7 +553,7 @@ def demote_headings(text: str, level: int) -> str:
 
 def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], exported_at: str) -> str:
     """The study journal: every note, by section in guide order, then orphaned notes."""
-    from studytui.study import canonical_states, progress_summary
+    from studytui.study.flow import canonical_states, progress_summary
 
     current, orphans = canonical_states(guide, states)
     s = progress_summary(guide, states)
@@ -594,7 +594,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     # salvage: a damaged database is exactly when a backup matters; export what can be read.
     guide, store = _open(args, salvage=True)
     if fmt in ("anki", "vault"):
-        from studytui.commands.takealong import export_other
+        from studytui.cli.commands.takealong import export_other
 
         with store:
             return export_other(fmt, args.path, guide, store)
@@ -615,7 +615,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if fmt == "json":
         warning += _import_limit_warning(payload_size)
     if args.path == "-":
-        from studytui.output import for_terminal
+        from studytui.cli.output import for_terminal
 
         # JSON escapes control characters itself; the journal is the learners' text, shown
         # visibly at a terminal and verbatim into a pipe.
@@ -640,7 +640,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _import_limit_warning(size: int) -> str:
     """A warning line when an export of `size` bytes is larger than `studytui import` reads by
     default (fileio.JSON_IMPORT_LIMIT), naming the variable that raises the limit; else ''."""
-    from studytui import fileio
+    from studytui.core import fileio
 
     default = fileio.JSON_IMPORT_LIMIT
     if size <= default:
@@ -661,7 +661,7 @@ def _printable_name(name: str) -> str:
 def _read_export(path_arg: str) -> tuple[Any, str]:
     import json
 
-    from studytui import fileio
+    from studytui.core import fileio
 
     # Bounded (fileio.json_import_limit(): 64 MiB unless STUDYTUI_IMPORT_LIMIT_MIB says more): a
     # 200 MB file must not take gigabytes to be refused. Only a regular file (or stdin) is read:
@@ -701,10 +701,10 @@ def _is_folder(path: str) -> bool:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from studytui.study import alias_map
+    from studytui.study.flow import alias_map
 
     if args.path != "-" and _is_folder(args.path):
-        from studytui.commands.takealong import import_vault
+        from studytui.cli.commands.takealong import import_vault
 
         guide, store = _open(args)
         with store:
@@ -719,11 +719,11 @@ def cmd_import(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.path}: {exc}; nothing was changed") from None
         store.follow_aliases(alias_map(guide))
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json(report.to_dict())
         return 0
-    from studytui.output import clauses, quoted, write_wrapped
+    from studytui.cli.output import clauses, quoted, write_wrapped
 
     # Filled to the terminal's width at word boundaries, continued under the text; a count stays
     # with what it counts, the file name and the ids whole.
@@ -743,7 +743,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _history_id(guide: Any, store: Any, entry_id: str) -> str:
-    from studytui.study import unknown_entry_message
+    from studytui.study.flow import unknown_entry_message
 
     entry = guide.get(entry_id)
     if entry is not None:
@@ -754,18 +754,18 @@ def _history_id(guide: Any, store: Any, entry_id: str) -> str:
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from studytui.output import for_terminal, visible
+    from studytui.cli.output import for_terminal, visible
 
     guide, store = _open(args)
     with store:
         entry_id = _history_id(guide, store, args.id)
         if args.restore is not None:
-            from studytui.session import StudySession
+            from studytui.study.session import StudySession
 
             versions = store.note_history(entry_id)
             changed = bool(StudySession(guide, store).restore_note(entry_id, args.restore))
             if args.json:
-                from studytui.output import print_json
+                from studytui.cli.output import print_json
 
                 print_json({"entry_id": entry_id, "restored": args.restore, "changed": changed})
                 return 0
@@ -782,14 +782,14 @@ def cmd_history(args: argparse.Namespace) -> int:
             raise UsageError(f"the note on '{entry_id}' has no version {args.show} ({span})")
         chosen = versions[args.show - 1]
         if args.json:
-            from studytui.output import print_json
+            from studytui.cli.output import print_json
 
             print_json({"entry_id": entry_id, **chosen.to_dict()})
         else:
             _out_verbatim(chosen.text)
         return 0
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({"entry_id": entry_id, "versions": [v.to_dict() for v in versions]})
         return 0
@@ -799,7 +799,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from studytui.output import console
+    from studytui.cli.output import console
 
     # Every column but the text keeps its width (the full time, the N that --show takes); the
     # text gives way, on one line with an ellipsis.

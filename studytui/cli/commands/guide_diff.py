@@ -32,14 +32,14 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
 
 def visible(text: str) -> str:
     """Text from a README may hold escape sequences: show them, never send them to the terminal."""
-    from studytui.output import one_line
+    from studytui.cli.output import one_line
 
     return one_line(text)
 
 
 def compute(content: str | None, data_dir: str | None, readme_path: str) -> tuple[Any, Any, list[Any], bool]:
     """(guide, diff, learner impacts, whether a store exists). Raises UsageError for bad input."""
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
     from studytui.guide import load_guide
     from studytui.guide.diff import NotTheGuide, compare, learner_impact
     from studytui.guide.readme import load_readme
@@ -52,7 +52,7 @@ def compute(content: str | None, data_dir: str | None, readme_path: str) -> tupl
         raise UsageError(str(exc)) from None
     impacts: list[Any] = []
     have_store = False
-    from studytui.paths import data_dir as resolve_data
+    from studytui.core.paths import data_dir as resolve_data
 
     db = resolve_data(data_dir) / "studytui.db"
     if db.exists():
@@ -77,7 +77,7 @@ def cmd_guide_diff(args: argparse.Namespace) -> int:
 
         stubs = write_stubs(guide, diff, args.write_stubs)
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({
             "readme": diff.readme,
@@ -87,7 +87,7 @@ def cmd_guide_diff(args: argparse.Namespace) -> int:
             "stubs": [str(p) for p in stubs],
         })
         return 1 if diff.differences else 0
-    from studytui.output import console, quoted, wrap_words, write_wrapped
+    from studytui.cli.output import console, quoted, wrap_words, write_wrapped
 
     out = sys.stdout
     width = console().width

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 MIB = 1024 * 1024
 # The most studytui reads of one file of each kind. Module constants, so tests can lower them.

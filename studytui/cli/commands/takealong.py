@@ -1,7 +1,7 @@
 """`studytui serve`, and the export/import formats that take notes along (anki, vault).
 
 `export --format anki|vault` and `import DIR` are options of the study commands; their handlers
-call `export_other` and `import_vault` here, so the formats live in `studytui/takealong/`.
+call `export_other` and `import_vault` here, so the formats live in `studytui/exports/`.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import os
 import sys
 from pathlib import Path
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 FORMATS = ("anki", "vault")
 
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
-    from studytui.takealong.serve import DEFAULT_HOST, DEFAULT_MAX_TABS, DEFAULT_PORT, MAX_TABS_LIMIT, MIN_TOKEN_LENGTH
+    from studytui.serve.server import DEFAULT_HOST, DEFAULT_MAX_TABS, DEFAULT_PORT, MAX_TABS_LIMIT, MIN_TOKEN_LENGTH
 
     p = sub.add_parser(
         "serve", help="the study app in a browser",
@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from studytui.takealong.serve import serve
+    from studytui.serve.server import serve
 
     return serve(args.host, args.port, args.data_dir, args.content, token=args.token, max_tabs=args.max_tabs)
 
@@ -53,11 +53,11 @@ def export_other(fmt: str, path_arg: str, guide, store) -> int:  # guide: Guide,
         raise UsageError(f"--format {fmt} writes {'a file' if fmt == 'anki' else 'a directory'}, not standard output")
     path = Path(path_arg).expanduser()
     if fmt == "anki":
-        from studytui.takealong.anki import write_package
+        from studytui.exports.anki import write_package
 
         summary = write_package(path, guide, store)
     else:
-        from studytui.takealong.vault import export_vault
+        from studytui.exports.vault import export_vault
 
         summary = export_vault(path, guide, store)
     for warning in summary.warnings:
@@ -71,18 +71,18 @@ def export_other(fmt: str, path_arg: str, guide, store) -> int:  # guide: Guide,
 
 def import_vault(args: argparse.Namespace, guide, store) -> int:
     """`studytui import DIR`: notes back from a vault written by `export --format vault`."""
-    from studytui.output import one_line
-    from studytui.takealong.vault import import_vault as run
+    from studytui.cli.output import one_line
+    from studytui.exports.vault import import_vault as run
 
     report = run(Path(args.path).expanduser(), guide, store)
     for warning in report.warnings:
         sys.stderr.write(f"studytui: warning: {one_line(warning)}\n")
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json(report.to_dict())
         return 0
-    from studytui.output import clauses, quoted, write_wrapped
+    from studytui.cli.output import clauses, quoted, write_wrapped
 
     # Filled to the terminal's width at word boundaries, continued under the text; a count stays
     # with what it counts; ids and file names escaped at a terminal.

@@ -18,7 +18,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 from studytui.guide.model import Entry, Guide
 from studytui.store.model import STATES, EntryProgress, merge_progress
 

@@ -29,11 +29,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping, Protocol
 
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
+from studytui.core.state import State
 from studytui.guide.model import Entry, Guide
-from studytui.state import State
 from studytui.store.model import EntryProgress, NoteTooLarge, NoteVersion, merge_notes
-from studytui.study import Summary, canonical_states, continue_entry, first_entry, next_entry, progress_summary
+from studytui.study.flow import Summary, canonical_states, continue_entry, first_entry, next_entry, progress_summary
 
 # Named in the line kept between two versions of a note.
 ELSEWHERE = "another studytui (the command line or a second window)"
@@ -236,13 +236,13 @@ class StudySession:
         return entry or first_entry(self.guide)
 
     def next_entry(self, after: Entry | str | None) -> Entry | None:
-        """The next pending entry after `after` (see studytui.study.next_entry)."""
+        """The next pending entry after `after` (see studytui.study.flow.next_entry)."""
         after_id = after.id if isinstance(after, Entry) else after
         return next_entry(self.guide, self.progress, after_id)
 
     def continue_entry(self) -> Entry | None:
         """What "Continue" offers: the first pending entry from where the learner really is (see
-        studytui.study.continue_entry). Reads only."""
+        studytui.study.flow.continue_entry). Reads only."""
         return continue_entry(self.guide, self.progress)
 
     # --- progress -------------------------------------------------------------------------------

@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
-PACKAGE_DIR = Path(__file__).resolve().parent
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
 CHECKOUT_DIR = PACKAGE_DIR.parent
 DATA_ENV = "STUDYTUI_DATA_DIR"
 CONTENT_ENV = "STUDYTUI_CONTENT_DIR"

@@ -1,4 +1,4 @@
-"""The app as textual-serve runs it: one process per browser tab (`python -m studytui.takealong.served`).
+"""The app as textual-serve runs it: one process per browser tab (`python -m studytui.serve.served`).
 
 The terminal launcher refuses to start without a terminal; here the terminal is the browser,
 reached through textual-serve's web driver (set in TEXTUAL_DRIVER by the server), so that check
@@ -11,7 +11,7 @@ import argparse
 import signal
 import sys
 
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,10 +24,10 @@ def main(argv: list[str] | None = None) -> int:
     # stops each tab's app in order (a quit message, then the draft is saved on the way out), so
     # the signal itself is ignored here rather than cutting the app off mid-save.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    from studytui.tui_launch import _launch
+    from studytui.tui.launch import run_app
 
     try:
-        return _launch(args, resume_gc=None)
+        return run_app(args)
     except StudyError as exc:
         sys.stderr.write(f"studytui: error: {exc}\n")
         return exc.exit_code

@@ -50,7 +50,7 @@ def _gpu_counts(text: str) -> tuple[int, ...]:
 
 
 def _backend():
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
     from studytui.measure.backend import BackendUnavailable
 
     try:
@@ -66,12 +66,12 @@ def _backend():
 
 
 def handle(args: argparse.Namespace) -> int:
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
+    from studytui.core.paths import data_dir
     from studytui.measure.catalog import default_catalog_paths, load_catalog, match_device
     from studytui.measure.plan import make_plan
     from studytui.measure.profile_file import slug, write_run
     from studytui.measure.runner import run_plan
-    from studytui.paths import data_dir
 
     backend = _backend()
     hardware_name = backend.describe_hardware()["name"]
@@ -105,7 +105,7 @@ def handle(args: argparse.Namespace) -> int:
     run = run_plan(backend, plan, vendor, progress=say)
     profile = write_run(out, run, accelerator_id)
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({"profile": str(out), "run": profile["runs"][-1], "summary": profile["summary"]})
     else:
@@ -117,7 +117,7 @@ def _print_table(run: dict, out: Path) -> None:
     from rich import box
     from rich.table import Table
 
-    from studytui.output import console
+    from studytui.cli.output import console
 
     table = Table(title=f"{run['hardware']['name']}: run {run['run']} ({run['date']})", box=box.SIMPLE_HEAD, pad_edge=False)
     table.add_column("result", no_wrap=True)

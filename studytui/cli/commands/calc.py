@@ -51,7 +51,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     hang under its text, and no word is broken."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
-        from studytui.output import wrap_words
+        from studytui.cli.output import wrap_words
 
         out: list[str] = []
         for line in text.splitlines():
@@ -67,7 +67,7 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def _preset_ids() -> list[str]:
     try:
-        from studytui import paths
+        from studytui.core import paths
 
         for base in (paths.content_dir(None), paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"):
             found = sorted(p.stem for p in (base / "models").glob("*.yaml"))
@@ -165,7 +165,7 @@ def _calc_usage(args: argparse.Namespace) -> int:
 def _run_calc(args: argparse.Namespace) -> int:
     from studytui.calc.forms import CALCULATORS
     from studytui.calc.units import FieldError
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
 
     spec = CALCULATORS[args.calc_name]
     values = {f.name: getattr(args, f.name) for f in spec.fields if getattr(args, f.name) is not None}
@@ -178,7 +178,7 @@ def _run_calc(args: argparse.Namespace) -> int:
         flag = "--" + exc.field.replace("_", "-")
         raise UsageError(f"{flag}: {exc.message}") from None
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json(result.to_json())
         return 0
@@ -189,7 +189,7 @@ def _run_calc(args: argparse.Namespace) -> int:
 def _print_result(title: str, result: Any, explain: bool) -> None:
     from rich.table import Table
 
-    from studytui.output import console
+    from studytui.cli.output import console
 
     out = console()
     sweep = result.values.get("sweep") if isinstance(result.values.get("sweep"), dict) else None
@@ -203,7 +203,7 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
     out.print(table)
     if sweep is not None:
         _print_sweep(out, sweep)
-    from studytui.output import print_wrapped
+    from studytui.cli.output import print_wrapped
 
     for warning in result.warnings:
         # Warnings quote names and files the user chose: printed as text, never markup.
@@ -250,7 +250,7 @@ def _print_sweep(out: Any, sweep: dict) -> None:
 def _run_gpus(args: argparse.Namespace) -> int:
     from studytui.calc.hardware import VENDOR_PEAK_LABEL, load_catalog
     from studytui.calc.units import FieldError
-    from studytui.errors import UsageError
+    from studytui.core.errors import UsageError
 
     catalog = load_catalog(getattr(args, "data_dir", None))
     if args.id:
@@ -260,7 +260,7 @@ def _run_gpus(args: argparse.Namespace) -> int:
             raise UsageError(exc.message) from None
         measured = _measured_summary(acc, getattr(args, "data_dir", None))
         if args.json:
-            from studytui.output import print_json
+            from studytui.cli.output import print_json
 
             print_json(dict(acc.to_json(), measured=measured))
             return 0
@@ -268,7 +268,7 @@ def _run_gpus(args: argparse.Namespace) -> int:
         _print_measured(acc, measured)
         return 0
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({"label": VENDOR_PEAK_LABEL, "accelerators": [a.to_json() for a in catalog]})
         return 0
@@ -294,7 +294,7 @@ def _print_catalog(catalog: Any) -> None:
     from rich.text import Text
 
     from studytui.calc.hardware import VENDOR_PEAK_LABEL
-    from studytui.output import console, visible, wrap_words
+    from studytui.cli.output import console, visible, wrap_words
 
     out = console()
     rows = []
@@ -360,7 +360,7 @@ def _print_gpu(acc: Any) -> None:
 
     from studytui.calc.hardware import VENDOR_PEAK_LABEL
     from studytui.calc.units import format_flops_rate, format_rate
-    from studytui.output import console, print_url, print_wrapped, visible
+    from studytui.cli.output import console, print_url, print_wrapped, visible
 
     out = console()
     rows: list[tuple[str, str]] = []  # (label, value); values may come from the learner's hardware files
@@ -471,7 +471,7 @@ def _print_collectives(out: Any, table_by_gpus: dict) -> None:
 def _print_measured(acc: Any, measured: dict | None) -> None:
     from rich.table import Table
 
-    from studytui.output import console
+    from studytui.cli.output import console
 
     out = console()
     if measured is None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 INSTALL_HINT = "the Anki export needs genanki: pip install 'studytui[anki]' (or -e \".[anki]\" in a checkout)"
 
@@ -262,7 +262,7 @@ def package_bytes(guide: Any, problems: Sequence[ProblemCard]) -> tuple[bytes, A
 
 
 def write_package(path: Path, guide: Any, store: Any, problems: Sequence[ProblemCard] | None = None) -> AnkiSummary:
-    from studytui.fileio import write_atomically
+    from studytui.core.fileio import write_atomically
 
     warnings: list[str] = []
     if problems is None:

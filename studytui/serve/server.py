@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from studytui.errors import StudyError, UsageError
+from studytui.core.errors import StudyError, UsageError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -97,7 +97,7 @@ def is_loopback(host: str) -> bool:
 
 def app_command(data: Path, content: str | None, python: str | None = None) -> str:
     """The shell command textual-serve runs for each browser tab (it goes through a shell: quote)."""
-    parts = [python or sys.executable, "-m", "studytui.takealong.served", "--data-dir", str(data)]
+    parts = [python or sys.executable, "-m", "studytui.serve.served", "--data-dir", str(data)]
     if content:
         parts += ["--content", str(Path(content).expanduser().resolve())]
     return " ".join(shlex.quote(p) for p in parts)
@@ -523,8 +523,8 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None, token
         server_class = study_server_class()
     except ModuleNotFoundError:
         raise UsageError(INSTALL_HINT) from None
+    from studytui.core.paths import data_dir as resolve_data_dir
     from studytui.guide import load_guide
-    from studytui.paths import data_dir as resolve_data_dir
     from studytui.store import open_store
 
     # Fail here, as one line in the terminal, rather than later inside a browser tab.

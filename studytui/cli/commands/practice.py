@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 ACTIONS = ("show", "answer", "due")
 USAGE = (
@@ -65,7 +65,7 @@ def cmd_practice(args: argparse.Namespace) -> int:
         raise UsageError("--seed applies to 'practice show' and 'practice answer' only")
     if args.reveal and action != "answer":
         raise UsageError("--reveal applies to 'practice answer' only")
-    from studytui.commands.study import _open
+    from studytui.cli.commands.study import _open
     from studytui.practice.service import Practice, check_seed
 
     if args.seed is not None:
@@ -87,13 +87,13 @@ def cmd_practice(args: argparse.Namespace) -> int:
 # -- helpers --------------------------------------------------------------------------------
 
 def _console():
-    from studytui.output import console
+    from studytui.cli.output import console
 
     return console()
 
 
 def _json(obj: Any) -> int:
-    from studytui.output import print_json
+    from studytui.cli.output import print_json
 
     print_json(obj)
     return 0
@@ -211,7 +211,7 @@ def _labelled(con, label: str, text: str) -> None:
     """A bold label and its text, continued under the text (not at column 0)."""
     from rich.text import Text
 
-    from studytui.output import wrap_words
+    from studytui.cli.output import wrap_words
 
     for i, line in enumerate(wrap_words(text, con.width, label + " ", "  ")):
         con.print(Text(line[: len(label)], style="bold") + Text(line[len(label):]) if i == 0 else Text(line), soft_wrap=True)
@@ -220,7 +220,7 @@ def _labelled(con, label: str, text: str) -> None:
 def _solution(con, lines: list[str]) -> None:
     """The worked solution, a step a line; a step longer than the terminal continues indented
     under it, so where one step ends stays clear."""
-    from studytui.output import print_wrapped
+    from studytui.cli.output import print_wrapped
 
     for line in lines:
         print_wrapped(line, "", "    ", con=con)
@@ -266,7 +266,7 @@ def _due(practice, args) -> int:
     con = _console()
     if not items:
         when = f" Next review: {upcoming[0].due.strftime('%Y-%m-%d %H:%M')} UTC." if upcoming else ""
-        from studytui.output import print_parts
+        from studytui.cli.output import print_parts
 
         print_parts([f"Nothing is due for review.{when}", "New problems: 'studytui practice'."], sep=" ", con=con)
         return 0
@@ -324,7 +324,7 @@ def _list(practice, section_key: str | None, args) -> int:
             when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
             table.add_row(mark, p.id, p.title, when)
         con.print(table)
-    from studytui.output import print_parts
+    from studytui.cli.output import print_parts
 
     # The legend and the next command on one line where they fit; else the command on its own line.
     print_parts(["✓ last answer right  ✗ last answer wrong  · not tried.", "Next: studytui practice show ID"], style="dim", con=con)
@@ -333,7 +333,7 @@ def _list(practice, section_key: str | None, args) -> int:
 
 def progress_practice(guide: Any, store: Any) -> dict[str, Any] | None:
     """For `studytui progress`: per-section mastery and the due count (None when no problems load)."""
-    from studytui.errors import ContentError
+    from studytui.core.errors import ContentError
     from studytui.practice.service import Practice
 
     try:

@@ -1,6 +1,8 @@
-"""The `studytui` command line. With no subcommand it starts the TUI.
+"""The `studytui` command line, the program's entry point. With no subcommand it starts the study
+app through `studytui.tui.launch`: the one import from the command line into the app
+([tool.importlinter] in pyproject.toml); command modules never import the app.
 
-Each group of subcommands lives in `studytui/commands/<name>.py` and exposes
+Each group of subcommands lives in `studytui/cli/commands/<name>.py` and exposes
 `register(subparsers)`. Those modules import only what parsing needs; handlers import their heavy
 dependencies when they run, so commands start fast and never import Textual.
 """
@@ -14,17 +16,17 @@ import sys
 from typing import Sequence
 
 from studytui import __version__
-from studytui.errors import StudyError
+from studytui.core.errors import StudyError
 
 # Modules that add subcommands, in the order their commands appear in --help.
 COMMAND_MODULES = (
-    "studytui.commands.guide",
-    "studytui.commands.study",
-    "studytui.commands.calc",
-    "studytui.commands.practice",
-    "studytui.commands.measure",
-    "studytui.commands.guide_diff",
-    "studytui.commands.takealong",
+    "studytui.cli.commands.guide",
+    "studytui.cli.commands.study",
+    "studytui.cli.commands.calc",
+    "studytui.cli.commands.practice",
+    "studytui.cli.commands.measure",
+    "studytui.cli.commands.guide_diff",
+    "studytui.cli.commands.takealong",
 )
 
 
@@ -32,7 +34,7 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse with one-line errors and exit status 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        from studytui.output import one_line
+        from studytui.cli.output import one_line
 
         sys.stderr.write(f"{self.prog}: error: {one_line(message)} (see '{self.prog} --help')\n")
         raise SystemExit(2)
@@ -82,7 +84,7 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    from studytui.output import console
+    from studytui.cli.output import console
 
     console.cache_clear()  # each run sizes its output for the terminal (COLUMNS, NO_COLOR) as it is now
     args = _app_only_args(argv)
@@ -94,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if args.command is None:
-            from studytui.tui_launch import launch
+            from studytui.tui.launch import launch
 
             return launch(args)
         return int(args.func(args) or 0)
@@ -134,10 +136,6 @@ def _os_error_message(exc: OSError) -> str:
 def _error_line(message: str) -> None:
     """Errors are one line on stderr whatever they quote: control characters (an id with a
     newline or an escape sequence) are shown escaped, never passed to the terminal."""
-    from studytui.output import one_line
+    from studytui.cli.output import one_line
 
     sys.stderr.write(f"studytui: error: {one_line(message)}\n")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 SYNTHETIC_ENV = "STUDYTUI_SYNTHETIC"
 
@@ -55,8 +55,14 @@ def launch(args: argparse.Namespace) -> int:
         gc.enable()
 
 
+def run_app(args: argparse.Namespace) -> int:
+    """The app for one browser tab (studytui.serve.served): no collector pause, no first-frame
+    tricks; the same guide, store and checks as `launch`."""
+    return _launch(args, resume_gc=None)
+
+
 def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> int:
-    from studytui.paths import data_dir
+    from studytui.core.paths import data_dir
     from studytui.store import open_store
 
     guide = _guide(args)
@@ -100,7 +106,7 @@ def _guide_changes(args: argparse.Namespace) -> tuple | None:
     readme = getattr(args, "app_readme", None)
     if not readme:
         return None
-    from studytui.commands.guide_diff import compute
+    from studytui.cli.commands.guide_diff import compute
 
     _guide_obj, diff, impacts, _ = compute(getattr(args, "content", None), getattr(args, "data_dir", None), readme)
     return diff.readme, diff.differences, impacts
@@ -128,7 +134,7 @@ def show_key_warnings(app, warnings: list[str], stream=None) -> None:  # app: st
     """keys.yaml warnings on stderr (seen after quitting) and, after the first frame, in the app.
     They quote the file (ids, keys, its path): one line each, control characters (an OSC 52
     clipboard write, a bidi override) shown escaped, and never read as markup."""
-    from studytui.output import one_line
+    from studytui.core.text import one_line
 
     stream = sys.stderr if stream is None else stream
     for warning in warnings:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from studytui.errors import UsageError
+from studytui.core.errors import UsageError
 
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
@@ -79,7 +79,7 @@ def _guide(args: argparse.Namespace):
 
 
 def _entry(guide, entry_id: str):
-    from studytui.study import resolve_entry
+    from studytui.study.flow import resolve_entry
 
     return resolve_entry(guide, entry_id)
 
@@ -100,11 +100,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         return bool(p is not None and p.note)
 
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json([{**e.to_dict(), "state": state_of(e.id), "has_note": has_note(e.id)} for e in entries])
         return 0
-    from studytui.output import console
+    from studytui.cli.output import console
 
     con = console()
     notes = sum(has_note(e.id) for e in entries)
@@ -199,7 +199,7 @@ def _print_urls(con: Any, e) -> None:
     """The source and related URLs, each whole on one line (output.print_url): Markdown would
     wrap a long URL at the terminal's width, and a copied URL with a line break in it does not
     work."""
-    from studytui.output import print_url
+    from studytui.cli.output import print_url
 
     for label, url in ([("Source:", e.url)] if e.url else []) + [("Related:", u) for u in e.related_urls]:
         con.print()
@@ -214,7 +214,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     opened = progress.last_opened_at if progress is not None else None
     note = progress.note if progress is not None else ""
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         data = e.to_dict()
         data.update(related_urls=list(e.related_urls), also_names=list(e.also_names), no_url_reason=e.no_url_reason)
@@ -224,7 +224,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
     from rich.text import Text
 
-    from studytui.output import console, for_terminal
+    from studytui.cli.output import console, for_terminal
 
     con = console()
     con.print(Markdown(_entry_markdown(e), hyperlinks=True))
@@ -248,7 +248,7 @@ def _status_line(con: Any, label: str, value: str) -> None:
     """A bold label and its value filled to the width under it, the commands in it whole."""
     from rich.text import Text
 
-    from studytui.output import visible, wrap_words
+    from studytui.cli.output import visible, wrap_words
 
     lines = wrap_words(visible(value), con.width, label + " ", "  ", keep=_commands(value))
     for i, line in enumerate(lines):
@@ -263,13 +263,13 @@ STATE_GLYPHS = {"pending": "○", "learning": "◐", "done": "●", "skipped": "
 
 def _progress(args: argparse.Namespace, guide) -> dict[str, Any]:
     """Stored progress by current entry id ({} before anything was ever stored)."""
-    from studytui.paths import data_dir
+    from studytui.core.paths import data_dir
 
     db = data_dir(args.data_dir) / "studytui.db"
     if not db.exists():
         return {}
     from studytui.store import open_store
-    from studytui.study import canonical_states
+    from studytui.study.flow import canonical_states
 
     store = open_store(data_dir(args.data_dir))
     try:
@@ -292,7 +292,7 @@ def _when(stamp: str | None) -> str:
 
 def _note_texts(args: argparse.Namespace) -> dict[str, str]:
     """The learner's notes, so search finds words in them too. No store yet means no notes."""
-    from studytui.paths import data_dir
+    from studytui.core.paths import data_dir
 
     db = data_dir(args.data_dir) / "studytui.db"
     if not db.exists():
@@ -316,7 +316,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     every = SearchIndex(guide.entries).search(query, note_texts=_note_texts(args))
     hits = every[: args.limit]
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         out: list[dict[str, Any]] = []
         for h in hits:
@@ -328,7 +328,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from studytui.output import console
+    from studytui.cli.output import console
 
     if not hits:
         # The query is the learner's text, never Rich markup ('[/]' would crash); repr() shows
@@ -386,7 +386,7 @@ def _search_records(con: Any, hits: list) -> None:
 def cmd_open(args: argparse.Namespace) -> int:
     import sys
 
-    from studytui.handoff import browser_available, check_link, osc8_link
+    from studytui.core.handoff import browser_available, check_link, osc8_link
 
     guide = _guide(args)
     e = _entry(guide, args.id)
@@ -417,9 +417,9 @@ def cmd_open(args: argparse.Namespace) -> int:
 def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
     """Record the hand-off in the store (opening the source starts learning a pending entry;
     the session's rule, shared with the app: a state stored elsewhere is never lowered)."""
-    from studytui.paths import data_dir
-    from studytui.session import StudySession
+    from studytui.core.paths import data_dir
     from studytui.store import open_store
+    from studytui.study.session import StudySession
 
     store = open_store(data_dir(args.data_dir))
     try:
@@ -432,7 +432,7 @@ def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
 
 
 def cmd_where(args: argparse.Namespace) -> int:
-    from studytui.paths import (
+    from studytui.core.paths import (
         BACKUP_HINT,
         CHECKOUT_WARNING,
         content_dir,
@@ -446,7 +446,7 @@ def cmd_where(args: argparse.Namespace) -> int:
     in_checkout = inside_checkout(data)
     exposed = exposure_warning(data)
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({"content_dir": str(content), "data_dir": str(data), "database": str(data / "studytui.db"),
                     "source_checkout": is_source_checkout(), "data_dir_in_checkout": in_checkout,
@@ -455,7 +455,7 @@ def cmd_where(args: argparse.Namespace) -> int:
         return 0
     import sys
 
-    from studytui.output import for_terminal, quoted, write_wrapped
+    from studytui.cli.output import for_terminal, quoted, write_wrapped
 
     # The paths whole on their lines (a terminal folds one that is too long; copying gives it whole).
     sys.stdout.write(for_terminal(f"content: {content}\ndata:    {data}\n"))
@@ -480,12 +480,12 @@ def _commands(text: str) -> list[str]:
 def cmd_check(args: argparse.Namespace) -> int:
     import sys
 
+    from studytui.core.paths import content_dir
     from studytui.guide.check import check_content
-    from studytui.paths import content_dir
 
     report = check_content(content_dir(args.content))
     if args.json:
-        from studytui.output import print_json
+        from studytui.cli.output import print_json
 
         print_json({"ok": report.ok, "problems": report.problems, "stats": report.stats()})
         return 0 if report.ok else 1
@@ -499,7 +499,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             f"{s['glossary_terms']} glossary terms\n"
         )
         return 0
-    from studytui.output import plural
+    from studytui.cli.output import plural
 
     sys.stdout.write(f"{plural(len(report.problems), 'problem')}\n")
     return 1

@@ -1,0 +1,5 @@
+"""`python -m studytui.cli`: the program, as the installed `studytui` script runs it."""
+
+from studytui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,56 @@
+"""Text made safe to show: control and bidi characters escaped, one rule for every front end.
+
+Data (a title, a note, a file name, an error quoting an argument) never reaches a terminal or a
+browser as a command: the CLI (studytui.cli.output), the app (studytui.tui.format), the exports
+and the server escape the same characters the same way.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+# Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates): they
+# reorder the text after them on screen, so a name can read as something it is not.
+BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+# Every character studytui never passes to a terminal from data (a regex class body): C0 controls,
+# DEL, C1 controls (0x9b is CSI on some terminals) and the bidi controls. Shared with the app
+# (studytui.tui.format), so the CLI and the app escape the same characters the same way.
+CONTROLS = f"\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}"
+# All of them except tab and newline, and a carriage return not ending a line (it would let text
+# overwrite what is already on the line).
+_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI_CONTROLS}]|\r(?!\n)")
+_ANY_CONTROL = re.compile(f"[{CONTROLS}]")
+
+
+def escaped(char: str) -> str:
+    """One control character as visible text: '\\x1b' (C0, DEL, C1) or '\\u202e' (bidi)."""
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _escape(match: re.Match[str]) -> str:
+    return escaped(match.group())
+
+
+def visible(text: str) -> str:
+    """Control characters shown as `\\x1b`-style escapes (bidi controls as `\\u202e`); tabs and
+    line breaks kept."""
+    return _CONTROL.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """Every control character escaped, line breaks too: for one-line messages."""
+    return _ANY_CONTROL.sub(_escape, text)
+
+
+def for_terminal(text: str, stream: Any = None) -> str:
+    """`text` made visible when `stream` (default stdout) is a terminal; verbatim otherwise, so
+    pipes, files and scripts get the learner's bytes as stored."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return visible(text) if tty else text
