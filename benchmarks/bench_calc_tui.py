@@ -83,12 +83,12 @@ async def baseline(app, pilot, runs: int) -> None:
 
 
 async def bench(calcs: list[str], runs: int) -> bool:
+    from studytui.calc.registry import spec as calc_spec
     from studytui.guide import load_guide
     from studytui.store import open_store
     from studytui.tui.app import StudyApp
     from studytui.tui.calc import SCREEN_ID, register
     from studytui.tui.calc.plot import RooflinePlot
-    from studytui.tui.calc.screens import PLOTTED
     from studytui.tui.registry import build_registry
 
     registry = build_registry()
@@ -146,7 +146,7 @@ async def bench(calcs: list[str], runs: int) -> bool:
                     app.pop_screen()
                     await settle(pilot)
                 ok &= report(f"{calc}: open (first frame with results)", opens, 0.150)
-                if calc in PLOTTED:
+                if calc_spec(calc).plot == "roofline":
                     report(f"{calc}: open until the plot is drawn", plots)
                 ok &= report(f"{calc}: recompute (run + widget updates)", recomputes, 0.016)
                 report(f"{calc}: keystroke to painted frame", keys)

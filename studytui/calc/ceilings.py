@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from studytui.calc.dtypes import peak_keys
 from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, load_catalog
 from studytui.calc.units import FieldError, format_flops_rate, format_rate
+
+if TYPE_CHECKING:
+    from studytui.calc.collective import Fabric
 
 
 @dataclass
@@ -53,7 +57,7 @@ class Ceilings:
             for k, v in (("peak_flops", peak_flops), ("mem_bw", mem_bw), ("link_bw", link_bw_per_direction), ("memory", memory_bytes))
             if v is not None
         }
-        return cls(dtype, peak_flops, mem_bw, link_bw_per_direction, memory_bytes, sm_count, None, prov)
+        return cls(dtype, peak_flops, mem_bw, link_bw_per_direction, memory_bytes, sm_count, None, provenance=prov)
 
     @property
     def gpu_label(self) -> str:
@@ -80,7 +84,7 @@ class Ceilings:
             )
         return lines
 
-    def fabric(self, need_domain: int | None = None, gpus: int | None = None):
+    def fabric(self, need_domain: int | None = None, gpus: int | None = None) -> Fabric:
         """The collective Fabric these ceilings describe (link, scale-up domain, network past it).
 
         With a measured profile and `gpus`, the link figure is the one measured over that many
@@ -103,6 +107,8 @@ class Ceilings:
                     measured_gpus = nearest_gpu_count(self.link_bw_by_gpus, group)
                     link_label = f"{link_label.split(', ')[0]}, {measured_gpus}-GPU all-reduce"
         link_from_catalog = self.provenance.get("link_bw", "").startswith(VENDOR_PEAK_LABEL) and not (acc and acc.axis_bw_per_direction)
+        if link_bw is None:  # resolve_ceilings(need=("link_bw",)) refuses this first
+            raise FieldError("link_bw", "give --gpu with a scale-up link or --link-bw (per direction)")
         return Fabric(
             link_bw=link_bw,
             link_label=link_label,
@@ -126,7 +132,7 @@ class Ceilings:
         )
 
 
-def _load_profile(accelerator: Accelerator, profile: str, data_dir) -> dict:
+def _load_profile(accelerator: Accelerator, profile: str, data_dir: str | os.PathLike[str] | None) -> dict[str, Any]:
     from studytui.calc.profiles import measured_ceilings  # imported late: YAML parsing is not always needed
 
     return measured_ceilings(accelerator, profile, data_dir)
@@ -165,15 +171,17 @@ def resolve_ceilings(
                 break
         result.mem_bw = accelerator.mem_bw
         result.provenance["mem_bw"] = vendor
+        bidir = accelerator.link_bw_bidir
         if accelerator.axis_bw_per_direction is not None:
             result.link_bw_per_direction = accelerator.axis_bw_per_direction
             result.provenance["link_bw"] = (
-                f"{vendor}, a ring along one torus axis (two links), not the {accelerator.link_bw_bidir / 1e9:g} GB/s "
-                "bidirectional total over all ports"
+                f"{vendor}, a ring along one torus axis (two links), not the "
+                + (f"{bidir / 1e9:g} GB/s " if bidir is not None else "")
+                + "bidirectional total over all ports"
             )
-        elif accelerator.link_bw_per_direction is not None:
+        elif accelerator.link_bw_per_direction is not None and bidir is not None:  # (the one is half the other)
             result.link_bw_per_direction = accelerator.link_bw_per_direction
-            result.provenance["link_bw"] = f"{vendor}, half of the {accelerator.link_bw_bidir / 1e9:g} GB/s bidirectional figure"
+            result.provenance["link_bw"] = f"{vendor}, half of the {bidir / 1e9:g} GB/s bidirectional figure"
         if accelerator.scale_out_bw_per_direction is not None:
             result.net_bw_per_direction = accelerator.scale_out_bw_per_direction
             result.provenance["net_bw"] = f"catalog: {accelerator.raw['scale_out']['bw_gbps_per_direction']:g} Gb/s per GPU per direction"

@@ -13,8 +13,10 @@ number nccl-tests prints to compare against the link.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
+from studytui.calc.forms import PROFILE, CalcSpec, DataDir, FieldSpec, ceilings_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError, format_percent, format_rate, format_size, format_time
 
@@ -145,7 +147,7 @@ def collective(
     if fabric.torus_axis and fabric.axis_max_chips and n > fabric.axis_max_chips:
         raise FieldError("gpus", f"a ring along one torus axis holds at most {fabric.axis_max_chips} chips; collectives over more "
                          "run over several axes, which is not modelled (give at most that many, or --link-bw for your own figure)")
-    result = _hierarchical(op, n, nbytes, latency, fabric) if d is not None and n > d else _flat(op, n, nbytes, latency, fabric)
+    result = _hierarchical(op, n, d, nbytes, latency, fabric) if d is not None and n > d else _flat(op, n, nbytes, latency, fabric)
     if fabric.link_label:
         result.values["link_source"] = fabric.link_label  # which figure: vendor, override, or measured over N GPUs
     return result
@@ -192,8 +194,8 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Res
     return result
 
 
-def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric) -> Result:
-    d = fabric.domain
+def _hierarchical(op: str, n: int, d: int, nbytes: float, latency: float, fabric: Fabric) -> Result:
+    """Past the scale-up domain (`d` GPUs, fabric.domain): inside each at the link rate, across at the network's."""
     if fabric.net_bw is None:
         raise FieldError(
             "gpus",
@@ -266,3 +268,62 @@ def _hierarchical(op: str, n: int, nbytes: float, latency: float, fabric: Fabric
     if op == "all_reduce" and fabric.nvls:
         result.assume("NVLink SHARP helps only inside a domain; across domains the network sets the pace")
     return result
+
+
+# ---- the calculator ------------------------------------------------------------------------
+
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    given = p.get("_given") or frozenset()
+    if p["link_bw"] is not None and "gpu" not in given:
+        # A custom link: no system to take a domain or a network from but what was given.
+        fabric = Fabric(p["link_bw"], "override (--link-bw, per direction)", "link (--link-bw)", domain=p.get("domain"),
+                        net_bw=p.get("net_bw"), net_label="override (--net-bw)" if p.get("net_bw") else "",
+                        net_name="network (--net-bw)")
+    else:
+        if not p["gpu"]:
+            raise FieldError("gpu", "give --gpu (its scale-up link) or --link-bw (per direction)")
+        ceilings = ceilings_for(p, data_dir, ("link_bw",))
+        fabric = ceilings.fabric(gpus=p["gpus"])
+        if p.get("domain"):
+            fabric = replace(fabric, domain=p["domain"])
+    if "net_bw" in given and (fabric.domain is None or p["gpus"] <= fabric.domain):
+        where = (
+            f"{p['gpus']} GPUs fit in one {fabric.domain}-GPU scale-up domain"
+            if fabric.domain
+            else "the scale-up domain size is unknown (give --domain)"
+        )
+        raise FieldError("net_bw", f"is not used: {where}; the network is crossed only past the domain")
+    return collective(p["op"], p["gpus"], p["bytes"], latency=p["latency"], fabric=fabric)
+
+
+def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p["link_bw"] is not None and "gpu" not in given:
+        out["profile"] = "--link-bw replaces the link a profile would supply; give --gpu with --profile, or drop --profile"
+    return out
+
+
+SPEC = CalcSpec(
+    "collective", "Collective",
+    "Collective time over N GPUs at the one-way link rate plus a per-step latency, hierarchical past the "
+    "scale-up domain (link inside, network across, bottleneck named), with nccl-tests byte conventions and bus bandwidth.",
+    (
+        FieldSpec("op", "operation", "choice", "all_reduce", choices=OPS),
+        FieldSpec("gpus", "GPUs", "int", "8"),
+        FieldSpec("bytes", "bytes (nccl-tests size)", "size", "1GiB"),
+        FieldSpec("gpu", "GPU", "gpu", "h200", help="its scale-up link (one way), domain size and scale-out network are used"),
+        # The link and the latency are this calculator's main inputs: in view, not in a group.
+        FieldSpec("link_bw", "link bandwidth", "rate", help="per GPU per direction, e.g. 450GB/s"),
+        FieldSpec("net_bw", "network bandwidth", "rate",
+                  help="scale-out network per GPU per direction past the scale-up domain, e.g. 50GB/s", group="more"),
+        FieldSpec("domain", "scale-up domain", "int", help="GPUs in one scale-up domain (default: the GPU's, e.g. 8 on HGX)",
+                  group="more"),
+        FieldSpec("latency", "latency per step", "time", "1us", allow_zero=True),
+        PROFILE,
+    ),
+    _run,
+    unused=_unused,
+    headline=("time", "bus bandwidth"),
+    short_name="collect",
+    title_fields=("op",),
+)

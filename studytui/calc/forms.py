@@ -1,18 +1,23 @@
-"""Declarative forms for every calculator, shared by the CLI (flags) and the TUI (input boxes).
+"""Declarative forms, shared by the CLI (flags) and the TUI (input boxes): the machinery every
+calculator's `SPEC` is built from. The calculators themselves are listed in
+studytui.calc.registry; each one's spec lives in its own module (studytui/calc/<name>.py).
 
-Each CalcSpec lists FieldSpecs; `run(values)` takes the raw strings a person typed (units allowed,
+A CalcSpec lists FieldSpecs; `run(values)` takes the raw strings a person typed (units allowed,
 exactly as on the command line), parses them, and returns a Result. Bad input raises FieldError
 (a UsageError) naming the field and the accepted values; nothing else escapes for bad input.
+A spec also says how it is presented (starting values, headline rows, short labels, plot, tables
+under the CLI's rows), so that a calculator is one module.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeAlias
 
 from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, parse_dtype
+from studytui.calc.registry import CALCULATORS as CALCULATORS  # every calculator's spec by name (loaded on use)
 from studytui.calc.result import Result
 from studytui.calc.units import (
     FieldError,
@@ -26,6 +31,13 @@ from studytui.calc.units import (
 )
 from studytui.core.errors import UsageError
 
+if TYPE_CHECKING:
+    from studytui.calc.ceilings import Ceilings
+    from studytui.calc.models import ModelParams
+    from studytui.calc.views import Sweep, TextTable
+
+DataDir: TypeAlias = "str | os.PathLike[str] | None"
+
 KINDS = ("int", "float", "size", "rate", "flops_rate", "time", "dtype", "gpu", "model", "choice", "bool")
 PROFILE_CHOICES = ("vendor", "measured")
 _TRUE = {"1", "true", "yes", "y", "on"}
@@ -34,6 +46,8 @@ _FALSE = {"0", "false", "no", "n", "off"}
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One input of a calculator: a CLI flag and a box in the app's form."""
+
     name: str  # key in run()'s values; CLI flag is --name with '_' -> '-'
     label: str
     kind: str  # one of KINDS
@@ -43,23 +57,68 @@ class FieldSpec:
     help: str = ""
     allow_zero: bool = False  # for int/float/time: 0 is meaningful (e.g. experts 0 = dense)
     maximum: float | None = None  # for float: inclusive upper limit
+    # The collapsed group of rarely changed fields the app's form puts it in (an id of
+    # studytui.calc.form_values.GROUPS); None: always in view.
+    group: str | None = None
+    # For a choice: the text goes to the calculator as typed, which checks it (the listed choices
+    # are not enforced here) ...
+    checked_by_calculator: bool = False
+    # ... and the choices are only suggestions, so the app's form shows a text box, not a select
+    # (profile: "vendor", "measured" or a FILE; a tile: any MxN).
+    free: bool = False
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
 
-@dataclass(frozen=True)
+PLOTS = ("roofline", "sweep")
+# A point under the roofline: (label, arithmetic intensity in FLOP/B, FLOP/s).
+PlotPoint: TypeAlias = "tuple[str, float, float]"
+
+
+@dataclass(frozen=True, eq=False)  # a spec is compared by identity (and eq=False keeps `import` cheap)
 class CalcSpec:
-    name: str
+    """A calculator: its form, how its inputs are run, and how the CLI and the app present it."""
+
+    name: str  # the last part of its module's name (studytui.calc.registry)
     title: str
-    description: str
+    description: str  # what it computes: the CLI's help, the hub, the About panel
     fields: tuple[FieldSpec, ...]
-    compute: Callable[[dict[str, Any], Any], Result] = field(repr=False)
+    compute: Callable[[dict[str, Any], DataDir], Result] = field(repr=False)
     # Old field names still accepted (try-it links, scripts): old -> (new, how the old value maps).
     renamed: Mapping[str, tuple[str, Callable[[Any], Any]]] = field(default_factory=dict, repr=False)
     # Which fields the chosen inputs leave unused: (parsed values, given names) -> {field: reason}.
-    unused: Callable[[dict[str, Any], frozenset], dict[str, str]] | None = field(default=None, repr=False)
+    unused: Callable[[dict[str, Any], frozenset[str]], dict[str, str]] | None = field(default=None, repr=False)
+    # --- presentation ---
+    # A starting example for the app's form where a field has no default (so the screen does not
+    # open on an error); studytui.calc.form_values.initial_values applies it.
+    ui_defaults: Mapping[str, str] = field(default_factory=dict, repr=False)
+    # Results a learner reads first, by the start of their label: the app shows them above every
+    # other row, so they stay on screen at 80x24 whatever the plot takes.
+    headline: tuple[str, ...] = field(default=(), repr=False)
+    # Shorter labels for narrow terminals, so rows that differ only at the end stay
+    # distinguishable: (regular expression over the whole label, replacement), the first that
+    # matches is used.
+    short_labels: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    short_name: str = ""  # the name in the app's narrow F-key strip, where the name is long
+    title_fields: tuple[str, ...] = ()  # fields whose values the app's title line shows
+    # The app's plot: None, "roofline" (a point under the roofline: the result has intensity and
+    # ceilings) or "sweep" (a line along one input, drawn from `sweep`).
+    plot: str | None = None
+    # plot="roofline": the points to draw, (spec, result, form values, data dir) -> points;
+    # None: roofline_points (the result's own point, and the measured one).
+    points: Callable[[CalcSpec, Result, Mapping[str, str], DataDir], list[PlotPoint]] | None = field(default=None, repr=False)
+    # plot="sweep": (result values, form values) -> the line to draw (studytui.calc.views).
+    sweep: Callable[[Mapping[str, Any], Mapping[str, str]], Sweep] | None = field(default=None, repr=False)
+    # Tables the CLI prints under the rows (an occupancy sweep): result -> tables (studytui.calc.views).
+    tables: Callable[[Result], tuple[TextTable, ...]] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.plot is not None and self.plot not in PLOTS:
+            raise ValueError(f"{self.name}: plot {self.plot!r} is not one of {', '.join(PLOTS)}")
+        if self.plot == "sweep" and self.sweep is None:
+            raise ValueError(f"{self.name}: plot='sweep' needs a sweep function")
 
     def field(self, name: str) -> FieldSpec:
         for spec in self.fields:
@@ -67,7 +126,7 @@ class CalcSpec:
                 return spec
         raise KeyError(name)
 
-    def run(self, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None, *, strict: bool = False) -> Result:
+    def run(self, values: Mapping[str, Any], data_dir: DataDir = None, *, strict: bool = False) -> Result:
         """Parse raw strings (units allowed) and run the calculator. Raises FieldError/UsageError only.
 
         strict: every given field must be used by the chosen inputs (the CLI: a flag the calculator
@@ -121,14 +180,6 @@ def parse_bool(text: str, name: str) -> bool:
     raise FieldError(name, f"{text!r} is not yes/no; accepted: true, false, yes, no, 1, 0")
 
 
-# Choice fields whose listed choices are only suggestions (profile: "vendor", "measured" or a
-# FILE; tile: any MxN): the app's form shows them as text boxes, not selects.
-FREE_CHOICE_FIELDS = frozenset({"profile", "tile"})
-# Choice fields passed to the calculator as text, which checks them itself: the free ones, and
-# stages ("auto" or a number; the form offers its listed choices).
-CHECKED_BY_CALCULATOR = FREE_CHOICE_FIELDS | {"stages"}
-
-
 def parse_field(spec: FieldSpec, text: Any) -> Any:
     if isinstance(text, bool) and spec.kind == "bool":
         return text
@@ -153,8 +204,8 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind in ("gpu", "model"):
         return text
     if kind == "choice":
-        if name in CHECKED_BY_CALCULATOR:
-            return text  # profile: "vendor", "measured" or a FILE; tile: any MxN (parsed by the GEMM)
+        if spec.checked_by_calculator or spec.free:
+            return text  # profile: "vendor", "measured" or a FILE; a tile: any MxN (parsed by the calculator)
         key = text.lower()
         if spec.choices and key not in spec.choices:
             raise FieldError(name, f"unknown value {text!r}; accepted: {', '.join(spec.choices)}")
@@ -183,27 +234,31 @@ def parse_values(spec: CalcSpec, values: Mapping[str, Any]) -> dict[str, Any]:
     return parsed
 
 
-# ---- shared field groups ------------------------------------------------------------------
+# ---- shared fields and adapters (what several calculators' specs are built from) ---------------
 
-def _gpu_fields(*, link: bool = False, dtype_help: str = "precision whose dense peak is used") -> list[FieldSpec]:
+def gpu_fields(*, link: bool = False, dtype_help: str = "precision whose dense peak is used") -> list[FieldSpec]:
+    """The GPU, its precision, and the ceilings' overrides and profile."""
     fields_ = [
         FieldSpec("gpu", "GPU", "gpu", "h200", help="accelerator id or alias (see 'studytui gpus')"),
         FieldSpec("dtype", "precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help=dtype_help),
-        FieldSpec("peak_flops", "peak FLOP/s override", "flops_rate", help="replaces the GPU's peak, e.g. 989TFLOP/s"),
-        FieldSpec("mem_bw", "memory bandwidth override", "rate", help="replaces the GPU's HBM bandwidth, e.g. 4.8TB/s"),
+        FieldSpec("peak_flops", "peak FLOP/s override", "flops_rate", help="replaces the GPU's peak, e.g. 989TFLOP/s", group="ceilings"),
+        FieldSpec("mem_bw", "memory bandwidth override", "rate", help="replaces the GPU's HBM bandwidth, e.g. 4.8TB/s", group="ceilings"),
     ]
     if link:
-        fields_.append(FieldSpec("link_bw", "link bandwidth override", "rate", help="per GPU per direction, e.g. 450GB/s"))
-    fields_.append(
-        FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
-                  help="vendor peaks, 'measured' (your saved profile) or a profile FILE")
-    )
+        fields_.append(
+            FieldSpec("link_bw", "link bandwidth override", "rate", help="per GPU per direction, e.g. 450GB/s", group="ceilings")
+        )
+    fields_.append(PROFILE)
     return fields_
 
 
-def _model_fields() -> list[FieldSpec]:
-    return [
-        FieldSpec("model", "model preset", "model", help="preset id (see 'studytui calc transformer --help'); dims below override it"),
+PROFILE = FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
+                    help="vendor peaks, 'measured' (your saved profile) or a profile FILE", group="ceilings", free=True)
+
+
+def model_fields() -> list[FieldSpec]:
+    """A model preset, and the dimensions that override it (in the form's "dims" group)."""
+    dims = [
         FieldSpec("layers", "layers", "int", help="transformer blocks"),
         FieldSpec("hidden", "hidden size d", "int", help="model width"),
         FieldSpec("intermediate", "MLP inner size F", "int", help="dense MLP inner size"),
@@ -226,7 +281,23 @@ def _model_fields() -> list[FieldSpec]:
         FieldSpec("mlp_matrices", "MLP matrices", "choice", choices=("2", "3"), help="3 = gated (SwiGLU, default), 2 = plain"),
         FieldSpec("tied_embeddings", "tied embeddings", "bool", help="lm_head shares the embedding matrix"),
     ]
+    return [
+        FieldSpec("model", "model preset", "model", help="preset id (see 'studytui calc transformer --help'); dims below override it"),
+        *(replace(f, group="dims") for f in dims),
+    ]
 
+
+MEASURED_TIME = FieldSpec("time", "measured time", "time", help="a time you measured; adds achieved rates and the physics-floor check")
+QUANT_FIELDS = (
+    FieldSpec("quant_group", "quantisation group", "int", "128", help="weights per scale for sub-byte weight formats", group="more"),
+    FieldSpec("quant_scale_bytes", "scale bytes", "float", "2", help="bytes per group scale (fp16 = 2, e8m0 = 1)", group="more"),
+)
+MEM_FRACTION = FieldSpec("mem_fraction", "usable HBM fraction", "float", "0.9", maximum=1.0,
+                         help="share of HBM for weights + KV (the rest: activations, context, fragmentation)", group="more")
+CC_FIELDS = (
+    FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give --cc"),
+    FieldSpec("cc", "compute capability", "choice", help="instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
+)
 
 _DIM_FIELDS = (
     "layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "experts", "active_experts",
@@ -235,11 +306,11 @@ _DIM_FIELDS = (
 )
 
 
-def resolve_model(p: dict[str, Any]):
+def resolve_model(p: dict[str, Any]) -> ModelParams:
     """A ModelParams from a preset plus overrides, or from custom dims."""
     from studytui.calc.models import ModelParams, get_preset, with_overrides
 
-    dims = {k: p.get(k) for k in _DIM_FIELDS}
+    dims: dict[str, Any] = {k: p.get(k) for k in _DIM_FIELDS}
     if p.get("mlp_matrices") is not None:
         dims["mlp_matrices"] = int(p["mlp_matrices"])
     if p.get("model"):
@@ -266,7 +337,7 @@ def resolve_model(p: dict[str, Any]):
     return _check_model_fields(ModelParams(name="custom", **clean).validate(), p)
 
 
-def _check_model_fields(params, p: dict[str, Any]):
+def _check_model_fields(params: ModelParams, p: dict[str, Any]) -> ModelParams:
     """A dimension given for a feature the model does not have is refused, not ignored."""
     given = p.get("_given") or frozenset()
     checks = (
@@ -292,15 +363,18 @@ def _gpu_for(p: dict[str, Any]) -> str | None:
     given = p.get("_given") or frozenset()
     if "gpu" not in given and (p.get("peak_flops") is not None or p.get("mem_bw") is not None):
         return None
-    return p.get("gpu")
+    gpu: str | None = p.get("gpu")
+    return gpu
 
 
-def _ceilings(p: dict[str, Any], data_dir, need: tuple[str, ...], dtype: str | None = None):
+def ceilings_for(p: dict[str, Any], data_dir: DataDir, need: tuple[str, ...], dtype: str | None = None) -> Ceilings:
+    """The ceilings for a calculator's parsed values: the GPU (or none, with custom overrides),
+    its profile and the overrides. Calculators take ceilings from here, never from the catalog."""
     from studytui.calc.ceilings import resolve_ceilings
 
     gpu = _gpu_for(p)
     if gpu is None and p.get("gpu") and "gpu" not in (p.get("_given") or ()):
-        missing = [n for n, flag in (("peak_flops", "--peak-flops"), ("mem_bw", "--mem-bw")) if n in need and p.get(n) is None]
+        missing = [n for n in ("peak_flops", "mem_bw") if n in need and p.get(n) is None]
         if missing:
             raise FieldError(missing[0], "custom ceilings need both --peak-flops and --mem-bw (or --gpu to take the rest from)")
     return resolve_ceilings(
@@ -310,382 +384,24 @@ def _ceilings(p: dict[str, Any], data_dir, need: tuple[str, ...], dtype: str | N
     )
 
 
-# ---- calculators ----------------------------------------------------------------------------
-
-def _run_roofline(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.roofline import roofline
-
-    if p["flops"] is None and p["bytes"] is None and p["intensity"] is None:
-        raise FieldError("flops", "give --flops and --bytes, or --intensity")
-    ceilings = _ceilings(p, data_dir, ("peak_flops", "mem_bw"))
-    return roofline(ceilings, flops=p["flops"], bytes=p["bytes"], intensity=p["intensity"], measured_time=p["time"])
-
-
-def _run_gemm(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.gemm import gemm, parse_tile
-
-    dtype = p["dtype"]
-    ceilings = _ceilings(p, data_dir, ("peak_flops", "mem_bw"))
-    return gemm(
-        ceilings, p["m"], p["n"], p["k"], a_dtype=p["a_dtype"] or dtype, b_dtype=p["b_dtype"] or dtype,
-        c_dtype=p["c_dtype"] or dtype, tile=parse_tile(p["tile"]), sm_count=p["sms"], measured_time=p["time"],
-    )
+def roofline_points(spec: CalcSpec, result: Result, values: Mapping[str, str], data_dir: DataDir) -> list[PlotPoint]:
+    """The points a roofline plot shows for a result: where it can run, and where it ran (with a
+    measured time). A spec's own `points` replaces this."""
+    v = result.values
+    points: list[PlotPoint] = []
+    if v.get("intensity") and v.get("attainable_flops"):
+        points.append((f"{spec.name} (attainable)", float(v["intensity"]), float(v["attainable_flops"])))
+    if v.get("intensity") and v.get("achieved_flops"):
+        points.append(("measured", float(v["intensity"]), float(v["achieved_flops"])))
+    return points
 
 
-def _run_transformer(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.transformer import transformer
-
-    params = resolve_model(p)
-    need = ("peak_flops", "mem_bw") + (("link_bw",) if p["tp"] > 1 else ())
-    ceilings = _ceilings(p, data_dir, need)
-    domain = ceilings.accelerator.domain_size if ceilings.accelerator else None
-    if p["tp"] > 1 and "net_bw" in (p.get("_given") or ()) and (domain is None or p["tp"] <= domain):
-        where = f"TP {p['tp']} fits in one {domain}-GPU scale-up domain" if domain else "no scale-up domain is known for these ceilings"
-        raise FieldError("net_bw", f"is not used: {where}; the network carries TP traffic only past the domain")
-    return transformer(
-        params, ceilings, phase=p["phase"], batch=p["batch"], prompt=p["prompt"], context=p["context"],
-        weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],
-        causal=bool(p["causal"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
-        latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"],
-    )
+def plot_points(spec: CalcSpec, result: Result, values: Mapping[str, str], data_dir: DataDir) -> list[PlotPoint]:
+    """A roofline-plotted calculator's points for this result (its own `points`, or the usual ones)."""
+    return (spec.points or roofline_points)(spec, result, values, data_dir)
 
 
-def _run_collective(p: dict[str, Any], data_dir) -> Result:
-    from dataclasses import replace
-
-    from studytui.calc.collective import Fabric, collective
-
-    given = p.get("_given") or frozenset()
-    if p["link_bw"] is not None and "gpu" not in given:
-        # A custom link: no system to take a domain or a network from but what was given.
-        fabric = Fabric(p["link_bw"], "override (--link-bw, per direction)", "link (--link-bw)", domain=p.get("domain"),
-                        net_bw=p.get("net_bw"), net_label="override (--net-bw)" if p.get("net_bw") else "",
-                        net_name="network (--net-bw)")
-    else:
-        if not p["gpu"]:
-            raise FieldError("gpu", "give --gpu (its scale-up link) or --link-bw (per direction)")
-        ceilings = _ceilings(p, data_dir, ("link_bw",))
-        fabric = ceilings.fabric(gpus=p["gpus"])
-        if p.get("domain"):
-            fabric = replace(fabric, domain=p["domain"])
-    if "net_bw" in given and (fabric.domain is None or p["gpus"] <= fabric.domain):
-        where = (
-            f"{p['gpus']} GPUs fit in one {fabric.domain}-GPU scale-up domain"
-            if fabric.domain
-            else "the scale-up domain size is unknown (give --domain)"
-        )
-        raise FieldError("net_bw", f"is not used: {where}; the network is crossed only past the domain")
-    return collective(p["op"], p["gpus"], p["bytes"], latency=p["latency"], fabric=fabric)
-
-
-def _run_specdec(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.specdec import specdec
-
-    return specdec(p["alpha"], p["gamma"], p["cost_ratio"], p["op_cost_ratio"])
-
-
-def _unused_transformer(p: dict[str, Any], given: frozenset) -> dict[str, str]:
-    from studytui.calc.dtypes import dtype_bytes
-
-    out: dict[str, str] = {}
-    if p["phase"] == "prefill":
-        out["context"] = "--phase prefill processes --prompt tokens; --context is for --phase decode"
-    else:
-        out["prompt"] = "--phase decode runs one step over --context cached tokens; --prompt is for --phase prefill"
-        out["causal"] = "causal masking changes prefill attention only; a decode step attends to the whole cache"
-    if p["tp"] == 1:
-        out["link_bw"] = "the link carries tensor-parallel traffic only; give --tp N"
-        out["latency"] = "the all-reduce latency applies with --tp N only"
-        out["net_bw"] = "the network carries tensor-parallel traffic only; give --tp N"
-    if dtype_bytes(p["weight_dtype"]) >= 1:
-        for name in ("quant_group", "quant_scale_bytes"):
-            out[name] = f"group scales apply to sub-byte weight formats only (--weight-dtype is {p['weight_dtype']})"
-    return out
-
-
-def _unused_memory(p: dict[str, Any], given: frozenset) -> dict[str, str]:
-    from studytui.calc.dtypes import dtype_bytes
-
-    if dtype_bytes(p["weight_dtype"]) >= 1:
-        reason = f"group scales apply to sub-byte weight formats only (--weight-dtype is {p['weight_dtype']})"
-        return {"quant_group": reason, "quant_scale_bytes": reason}
-    return {}
-
-
-def _unused_collective(p: dict[str, Any], given: frozenset) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if p["link_bw"] is not None and "gpu" not in given:
-        out["profile"] = "--link-bw replaces the link a profile would supply; give --gpu with --profile, or drop --profile"
-    return out
-
-
-def _run_kv(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.transformer import kv_cache
-
-    params = resolve_model(p)
-    ceilings = _ceilings(p, data_dir, ()) if (p.get("gpu") or p.get("hbm")) else None
-    return kv_cache(params, kv_dtype=p["kv_dtype"], batch=p["batch"], context=p["context"], ceilings=ceilings)
-
-
-def _run_memory(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.transformer import memory_plan
-
-    params = resolve_model(p)
-    ceilings = _ceilings(p, data_dir, ())
-    return memory_plan(
-        params, ceilings, weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], batch=p["batch"], context=p["context"],
-        tp=p["tp"], quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"], mem_fraction=p["mem_fraction"],
-    )
-
-
-_MEASURED_TIME = FieldSpec("time", "measured time", "time", help="a time you measured; adds achieved rates and the physics-floor check")
-_QUANT = [
-    FieldSpec("quant_group", "quantisation group", "int", "128", help="weights per scale for sub-byte weight formats"),
-    FieldSpec("quant_scale_bytes", "scale bytes", "float", "2", help="bytes per group scale (fp16 = 2, e8m0 = 1)"),
-]
-_MEM_FRACTION = FieldSpec("mem_fraction", "usable HBM fraction", "float", "0.9", maximum=1.0,
-                          help="share of HBM for weights + KV (the rest: activations, context, fragmentation)")
-
-CALCULATORS: dict[str, CalcSpec] = {}
-
-
-def _register(spec: CalcSpec) -> None:
-    CALCULATORS[spec.name] = spec
-
-
-_register(CalcSpec(
-    "roofline", "Roofline",
-    "Intensity, ridge point, attainable FLOP/s, bound, and the time floor max(FLOPs/peak, bytes/bandwidth) "
-    "(plus the serial no-overlap estimate). --time adds achieved rates and flags times below the floor as impossible.",
-    (
-        *_gpu_fields(link=True),
-        FieldSpec("flops", "FLOPs", "float", help="work, e.g. 1e12 or 2TFLOP"),
-        FieldSpec("bytes", "bytes moved", "size", help="HBM traffic, e.g. 1GB or 64MiB"),
-        FieldSpec("intensity", "intensity (FLOP/B)", "float", help="instead of one of flops/bytes"),
-        _MEASURED_TIME,
-    ),
-    _run_roofline,
-))
-
-_register(CalcSpec(
-    "gemm", "GEMM",
-    "C[M,N] = A[M,K] x B[K,N]: 2MNK FLOPs, minimum bytes, intensity, bound, time; output tiles, waves over "
-    "the SMs, last-wave utilisation and what a Stream-K split recovers.",
-    (
-        FieldSpec("m", "M", "int", "4096", required=True, help="rows of A and C"),
-        FieldSpec("n", "N", "int", "4096", required=True, help="columns of B and C"),
-        FieldSpec("k", "K", "int", "4096", required=True, help="the reduction dimension"),
-        *_gpu_fields(dtype_help="math precision (its dense peak sets the compute time)"),
-        FieldSpec("a_dtype", "A precision", "dtype", choices=DTYPES, help="default: --dtype"),
-        FieldSpec("b_dtype", "B precision", "dtype", choices=DTYPES, help="default: --dtype"),
-        FieldSpec("c_dtype", "C precision", "dtype", choices=DTYPES, help="default: --dtype"),
-        FieldSpec("tile", "output tile", "choice", "128x128", choices=("64x64", "128x64", "128x128", "128x256", "256x128"),
-                  help="MxN tile each SM computes (any MxN accepted)"),
-        FieldSpec("sms", "SM count", "int", help="default: the GPU's"),
-        _MEASURED_TIME,
-    ),
-    _run_gemm,
-))
-
-_register(CalcSpec(
-    "transformer", "Transformer inference",
-    "Parameters, FLOPs (2 per multiply-add, attention context terms, lm_head), bytes (weights once per step, "
-    "KV cache, activations), KV bytes/token, and for one prefill or one decode step: compute, memory and TP "
-    "communication times, the max() lower bound and the serial sum() estimate, tokens/s, TTFT/TPOT, and memory fit.",
-    (
-        *_model_fields(),
-        FieldSpec("phase", "phase", "choice", "decode", choices=("prefill", "decode"),
-                  help="prefill: the whole prompt batch; decode: one step"),
-        FieldSpec("batch", "batch (sequences)", "int", "1"),
-        FieldSpec("prompt", "prompt tokens", "int", "2048", help="prefill: tokens per sequence"),
-        FieldSpec("context", "context tokens", "int", "4096", help="decode: tokens already cached per sequence"),
-        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=DTYPES),
-        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
-        FieldSpec("act_dtype", "activation precision", "dtype", "bf16", choices=DTYPES),
-        *_QUANT,
-        FieldSpec("tp", "tensor parallel GPUs", "int", "1"),
-        FieldSpec("latency", "all-reduce step latency", "time", "1us", allow_zero=True, help="per ring step"),
-        FieldSpec("net_bw", "network bandwidth override", "rate",
-                  help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s"),
-        FieldSpec("causal", "causal attention", "bool", "true",
-                  help="prefill: a causal kernel skips the masked half of the T^2 scores (--no-causal: bidirectional, the full square)"),
-        FieldSpec("mfu", "MFU", "float", "1", maximum=1.0, help="fraction of peak FLOP/s reached (1 = lower bound)"),
-        FieldSpec("mbu", "MBU", "float", "1", maximum=1.0, help="fraction of peak bandwidth reached (1 = lower bound)"),
-        _MEM_FRACTION,
-        *_gpu_fields(link=True, dtype_help="compute precision (its dense peak sets the compute time)"),
-        FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB"),
-    ),
-    _run_transformer,
-    renamed={"causal_half": ("causal", lambda v: v)},
-    unused=_unused_transformer,
-))
-
-_register(CalcSpec(
-    "collective", "Collective",
-    "Collective time over N GPUs at the one-way link rate plus a per-step latency, hierarchical past the "
-    "scale-up domain (link inside, network across, bottleneck named), with nccl-tests byte conventions and bus bandwidth.",
-    (
-        FieldSpec("op", "operation", "choice", "all_reduce",
-                  choices=("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")),
-        FieldSpec("gpus", "GPUs", "int", "8"),
-        FieldSpec("bytes", "bytes (nccl-tests size)", "size", "1GiB"),
-        FieldSpec("gpu", "GPU", "gpu", "h200", help="its scale-up link (one way), domain size and scale-out network are used"),
-        FieldSpec("link_bw", "link bandwidth", "rate", help="per GPU per direction, e.g. 450GB/s"),
-        FieldSpec("net_bw", "network bandwidth", "rate",
-                  help="scale-out network per GPU per direction past the scale-up domain, e.g. 50GB/s"),
-        FieldSpec("domain", "scale-up domain", "int", help="GPUs in one scale-up domain (default: the GPU's, e.g. 8 on HGX)"),
-        FieldSpec("latency", "latency per step", "time", "1us", allow_zero=True),
-        FieldSpec("profile", "ceilings profile", "choice", "vendor", choices=PROFILE_CHOICES,
-                  help="vendor peaks, 'measured' (your saved profile) or a profile FILE"),
-    ),
-    _run_collective,
-    unused=_unused_collective,
-))
-
-_register(CalcSpec(
-    "specdec", "Speculative decoding",
-    "Leviathan et al.: expected tokens per target step, walltime speedup, operations factor, best gamma.",
-    (
-        FieldSpec("alpha", "acceptance rate", "float", "0.8", maximum=1.0, allow_zero=True, help="0 <= alpha <= 1"),
-        FieldSpec("gamma", "draft tokens per step", "int", "4"),
-        FieldSpec("cost_ratio", "draft/target time ratio c", "float", "0", allow_zero=True),
-        FieldSpec("op_cost_ratio", "draft/target ops ratio", "float", allow_zero=True, help="default: the time ratio"),
-    ),
-    _run_specdec,
-))
-
-_register(CalcSpec(
-    "kv", "KV cache",
-    "KV cache bytes per token, per sequence and per batch (GQA, MQA, MLA, sliding windows).",
-    (
-        *_model_fields(),
-        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
-        FieldSpec("batch", "batch (sequences)", "int", "1"),
-        FieldSpec("context", "context tokens", "int", "4096"),
-        FieldSpec("gpu", "GPU", "gpu", help="optional: show the share of its HBM"),
-        FieldSpec("hbm", "HBM capacity override", "size", help="instead of a GPU's memory capacity, e.g. 80GiB"),
-    ),
-    _run_kv,
-))
-
-_register(CalcSpec(
-    "memory", "Memory fit",
-    "What fits in HBM: weights + KV per GPU, the largest batch at a context and the longest context at a batch.",
-    (
-        *_model_fields(),
-        FieldSpec("gpu", "GPU", "gpu", "h200", help="accelerator id or alias"),
-        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=DTYPES),
-        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
-        *_QUANT,
-        FieldSpec("batch", "batch (sequences)", "int", "1"),
-        FieldSpec("context", "context tokens", "int", "4096"),
-        FieldSpec("tp", "GPUs (tensor parallel)", "int", "1"),
-        _MEM_FRACTION,
-        FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB"),
-    ),
-    _run_memory,
-    unused=_unused_memory,
-))
-
-
-def _whole_bytes(p: dict[str, Any], name: str) -> int:
-    value = p.get(name) or 0
-    if value != int(value):
-        raise FieldError(name, f"{value:g} is not a whole number of bytes")
-    return int(value)
-
-
-def _run_occupancy(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.occupancy import occupancy, resolve_cc
-
-    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
-    sm_count = None
-    if p.get("gpu") or not p.get("cc"):
-        from studytui.calc.hardware import load_catalog
-
-        sm_count = load_catalog(data_dir).get(p.get("gpu") or "h200").sm_count
-    return occupancy(
-        cc, p["threads"], p["regs"], _whole_bytes(p, "smem"), _whole_bytes(p, "dyn_smem"), cluster=p.get("cluster") or 1,
-        non_portable=bool(p.get("non_portable")), carveout=p.get("carveout"), sweep_axis=p.get("sweep"), label=label,
-        sm_count=sm_count,
-    )
-
-
-def _run_tile(p: dict[str, Any], data_dir) -> Result:
-    from studytui.calc.occupancy import resolve_cc
-    from studytui.calc.tile import parse_stages, parse_tile3, tile_budget
-
-    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
-    m, n, k = parse_tile3(p["tile"])
-    return tile_budget(
-        cc, m, n, k, p["dtype"], c_dtype=p["c_dtype"], stages=parse_stages(p.get("stages")), threads=p["threads"],
-        regs=p.get("regs"), epilogue=p.get("epilogue") or "smem", label=label,
-    )
-
-
-def _unused_occupancy(p: dict[str, Any], given: frozenset) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if (p.get("cluster") or 1) <= 8:
-        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
-    return out
-
-
-def _unused_tile(p: dict[str, Any], given: frozenset) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if p.get("epilogue") == "none":
-        out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
-    return out
-
-
-_CC_FIELDS = (
-    FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give --cc"),
-    FieldSpec("cc", "compute capability", "choice", help="instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
-)
-
-_register(CalcSpec(
-    "occupancy", "Occupancy",
-    "Blocks per SM from each limit (warps, blocks, registers, shared memory), the binding one, active warps "
-    "and occupancy, registers and shared memory as allocated (granularities, per-block reservation), and what "
-    "reaches the next occupancy step. --sweep threads|regs|smem prints occupancy across a range.",
-    (
-        *_CC_FIELDS,
-        FieldSpec("threads", "threads per block", "int", "256", required=True, help="1 to 1024"),
-        FieldSpec("regs", "registers per thread", "int", "32", required=True, help="as nvcc -Xptxas -v reports (at most 255)"),
-        FieldSpec("smem", "static shared memory", "size", "0", allow_zero=True, help="bytes per block declared __shared__ (1KiB = 1024)"),
-        FieldSpec("dyn_smem", "dynamic shared memory", "size", "0", allow_zero=True, help="bytes per block given at launch"),
-        FieldSpec("cluster", "cluster size", "int", "1", help="blocks per thread-block cluster (9.0 and later)"),
-        FieldSpec("non_portable", "non-portable cluster", "bool", "false", help="allow clusters above 8 blocks where the part supports 16"),
-        FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True,
-                  help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
-        FieldSpec("sweep", "sweep", "choice", choices=("threads", "regs", "smem"),
-                  help="print occupancy across threads, registers or dynamic shared memory"),
-    ),
-    _run_occupancy,
-    unused=_unused_occupancy,
-))
-
-_register(CalcSpec(
-    "tile", "GEMM tile budget",
-    "Shared memory per pipeline stage for the A and B tiles, how many stages fit beside the epilogue buffer, "
-    "blocks per SM at that footprint, accumulator registers per thread (tensor-memory columns on Blackwell).",
-    (
-        *_CC_FIELDS,
-        FieldSpec("tile", "tile MxNxK", "choice", "128x128x64", required=True,
-                  choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64"), help="block tile, any MxNxK"),
-        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help="A and B element type"),
-        FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)"),
-        FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"),
-                  help="N or auto (the most that fit)"),
-        FieldSpec("threads", "threads per block", "int", "128"),
-        FieldSpec("regs", "registers per thread", "int", help="optional: counts the register limit in blocks per SM"),
-        FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),
-    ),
-    _run_tile,
-    unused=_unused_tile,
-))
-
-
-def choices_for(kind: str, data_dir: str | os.PathLike[str] | None = None) -> list[str]:
+def choices_for(kind: str, data_dir: DataDir = None) -> list[str]:
     """Values a TUI can offer for a field kind (gpu ids, model presets, dtypes)."""
     if kind == "gpu":
         from studytui.calc.hardware import load_catalog
@@ -700,7 +416,7 @@ def choices_for(kind: str, data_dir: str | os.PathLike[str] | None = None) -> li
     return []
 
 
-def run(name: str, values: Mapping[str, Any], data_dir: str | os.PathLike[str] | None = None) -> Result:
+def run(name: str, values: Mapping[str, Any], data_dir: DataDir = None) -> Result:
     """Run calculator `name` on raw strings."""
     spec = CALCULATORS.get(name)
     if spec is None:

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
-from studytui.calc.ceilings import Ceilings
-from studytui.calc.dtypes import dtype_bytes
+from studytui.calc.dtypes import DTYPES, dtype_bytes
+from studytui.calc.forms import MEASURED_TIME, CalcSpec, DataDir, FieldSpec, ceilings_for, gpu_fields
 from studytui.calc.result import Result
-from studytui.calc.roofline import RooflineTerms, add_terms, cache_bytes, check_measured, g
+from studytui.calc.roofline import (
+    MEASURED_HEADLINE,
+    TERMS_HEADLINE,
+    TERMS_SHORT_LABELS,
+    RooflineTerms,
+    add_terms,
+    cache_bytes,
+    check_measured,
+    g,
+)
 from studytui.calc.units import FieldError, format_percent, format_time
+
+if TYPE_CHECKING:
+    from studytui.calc.ceilings import Ceilings
 
 
 def parse_tile(text: str, field: str = "tile") -> tuple[int, int]:
@@ -36,6 +49,8 @@ def gemm(
     measured_time: float | None = None,
 ) -> Result:
     """FLOPs = 2MNK; minimum bytes = each operand read once and C written once."""
+    if ceilings.peak_flops is None or ceilings.mem_bw is None:
+        raise FieldError("gpu", "a GEMM needs a peak FLOP/s and a memory bandwidth")
     peak, bw = ceilings.peak_flops, ceilings.mem_bw
     result = Result("gemm")
     a_b, b_b, c_b = dtype_bytes(a_dtype), dtype_bytes(b_dtype), dtype_bytes(c_dtype)
@@ -116,3 +131,38 @@ def gemm(
     for w in ceilings.warnings:
         result.warn(w)
     return result
+
+
+# ---- the calculator ------------------------------------------------------------------------
+
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    dtype = p["dtype"]
+    ceilings = ceilings_for(p, data_dir, ("peak_flops", "mem_bw"))
+    return gemm(
+        ceilings, p["m"], p["n"], p["k"], a_dtype=p["a_dtype"] or dtype, b_dtype=p["b_dtype"] or dtype,
+        c_dtype=p["c_dtype"] or dtype, tile=parse_tile(p["tile"]), sm_count=p["sms"], measured_time=p["time"],
+    )
+
+
+SPEC = CalcSpec(
+    "gemm", "GEMM",
+    "C[M,N] = A[M,K] x B[K,N]: 2MNK FLOPs, minimum bytes, intensity, bound, time; output tiles, waves over "
+    "the SMs, last-wave utilisation and what a Stream-K split recovers.",
+    (
+        FieldSpec("m", "M", "int", "4096", required=True, help="rows of A and C"),
+        FieldSpec("n", "N", "int", "4096", required=True, help="columns of B and C"),
+        FieldSpec("k", "K", "int", "4096", required=True, help="the reduction dimension"),
+        *gpu_fields(dtype_help="math precision (its dense peak sets the compute time)"),
+        FieldSpec("a_dtype", "A precision", "dtype", choices=DTYPES, help="default: --dtype", group="more"),
+        FieldSpec("b_dtype", "B precision", "dtype", choices=DTYPES, help="default: --dtype", group="more"),
+        FieldSpec("c_dtype", "C precision", "dtype", choices=DTYPES, help="default: --dtype", group="more"),
+        FieldSpec("tile", "output tile", "choice", "128x128", choices=("64x64", "128x64", "128x128", "128x256", "256x128"),
+                  help="MxN tile each SM computes (any MxN accepted)", free=True),
+        FieldSpec("sms", "SM count", "int", help="default: the GPU's", group="more"),
+        MEASURED_TIME,
+    ),
+    _run,
+    headline=(*TERMS_HEADLINE, *MEASURED_HEADLINE),
+    short_labels=TERMS_SHORT_LABELS,
+    plot="roofline",
+)

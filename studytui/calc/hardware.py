@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from studytui.core.errors import UsageError
 from studytui.core.filestate import file_stamp
@@ -39,7 +39,7 @@ SCALE_OUT_KEYS = frozenset({"name", "bw_gbps_per_direction", "source", "note"})
 COMPUTE_UNIT_KEYS = frozenset({"kind", "count", "extra"})
 
 
-def _check_keys(mapping: Any, allowed: frozenset, where: str, what: str) -> None:
+def _check_keys(mapping: Any, allowed: frozenset[str], where: str, what: str) -> None:
     if not isinstance(mapping, dict):
         return
     unknown = sorted(str(k) for k in mapping if str(k) not in allowed)
@@ -176,6 +176,8 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
         if value is not None:
             sparse[str(dtype)] = value * 1e12
     mem_bw = _num(entry.get("memory_bw_tbs"), where, "memory_bw_tbs")
+    if mem_bw is None:  # a required field (checked above); this says so to the type checker
+        raise UsageError(f"{where}: missing required field 'memory_bw_tbs'")
     memory_gb = _num(entry.get("memory_gb"), where, "memory_gb")
     unit = str(entry.get("memory_unit") or "GB")
     # Vendors print HBM/GDDR capacity in "GB" that is close to GiB (H200 "141GB" reports
@@ -276,7 +278,7 @@ class Catalog:
                     )
                 self._names[key] = acc.id
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Accelerator]:
         return iter(self.accelerators.values())
 
     def __len__(self) -> int:
@@ -342,11 +344,14 @@ def user_hardware_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     return paths.data_dir(data_dir) / "hardware"
 
 
-_CACHE: dict[tuple, Catalog] = {}
-_BUILTIN: dict[tuple, list[Accelerator]] = {}
+# A directory's YAML files as (name, mtime in ns, size): the state a parsed catalog belongs to.
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+_CACHE: dict[tuple[str, Fingerprint, str, Fingerprint], Catalog] = {}
+_BUILTIN: dict[tuple[str, Fingerprint], list[Accelerator]] = {}
 
 
-def _fingerprint(directory: Path) -> tuple:
+def _fingerprint(directory: Path) -> Fingerprint:
     try:
         files = sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml"))
     except OSError:
@@ -354,7 +359,7 @@ def _fingerprint(directory: Path) -> tuple:
     return tuple((p.name, *(file_stamp(p) or (0, -1))) for p in files)
 
 
-def _builtin_accelerators(builtin: Path, files: tuple) -> list[Accelerator]:
+def _builtin_accelerators(builtin: Path, files: Fingerprint) -> list[Accelerator]:
     """The shipped accelerators, parsed once per file state (each data directory, so each test
     and each `--data-dir`, used to parse them again)."""
     key = (str(builtin), files)

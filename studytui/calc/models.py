@@ -287,9 +287,6 @@ def params_from_config(config: dict[str, Any], name: str, where: str) -> ModelPa
         raise UsageError(f"{where}: {exc}") from None
 
 
-_PRESETS: dict[str, dict[str, Preset]] = {}
-
-
 def _preset_from_file(path: Path) -> Preset:
     import yaml
 

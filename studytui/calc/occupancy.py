@@ -10,9 +10,9 @@ each of four limits gives a number of blocks per SM and the smallest wins.
 - shared:    (static + dynamic + the per-block reservation) rounded up to the granularity, out of
              the shared-memory carve-out the driver picks (the largest by default)
 
-Verified exactly against cuOccupancyMaxActiveBlocksPerMultiprocessor on an H200
-(tests/test_occupancy_fixture.py); the tables per compute capability live in
-content/hardware/compute-capabilities/.
+Verified exactly against cuOccupancyMaxActiveBlocksPerMultiprocessor on an H200 (the record
+benchmarks/gpu/records/2026-12-01-occupancy-h200.json, replayed by tests/test_occupancy.py); the
+tables per compute capability live in content/hardware/compute-capabilities/.
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ import os
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
+from studytui.calc.forms import CC_FIELDS, CalcSpec, DataDir, FieldSpec
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
+from studytui.calc.views import Sweep, TextTable
 
 LIMITERS = ("warps", "blocks", "registers", "shared memory")
 _INT_FIELDS = (
@@ -378,7 +380,7 @@ def _kib(n: int) -> str:
     return f"{n:,} B ({n / 1024:g} KiB)"
 
 
-def resolve_cc(gpu: str | None, cc: str | None, data_dir=None) -> tuple[ComputeCapability, str]:
+def resolve_cc(gpu: str | None, cc: str | None, data_dir: str | os.PathLike[str] | None = None) -> tuple[ComputeCapability, str]:
     if gpu and cc:
         table = get_cc(cc, data_dir)
         from_gpu, name = cc_for_gpu(gpu, data_dir)
@@ -398,7 +400,8 @@ def check_cluster(cc: ComputeCapability, cluster: int, non_portable: bool) -> No
         raise FieldError("cluster", f"thread-block clusters need compute capability 9.0 or later (this is {cc.cc})")
     limit = cc.cluster_non_portable if non_portable else cc.cluster_portable
     if cluster > (limit or 0):
-        if not non_portable and (cc.cluster_non_portable or 0) > cc.cluster_portable and cluster <= cc.cluster_non_portable:
+        opt_in_limit = cc.cluster_non_portable or 0
+        if not non_portable and opt_in_limit > cc.cluster_portable and cluster <= opt_in_limit:
             raise FieldError("cluster", f"{cluster} blocks is over the portable cluster limit of {cc.cluster_portable}; "
                              f"up to {cc.cluster_non_portable} needs the non-portable opt-in (--non-portable)")
         raise FieldError("cluster", f"{cluster} blocks is over the cluster limit of {limit} on compute capability {cc.cc}")
@@ -539,3 +542,103 @@ def occupancy(
             result.row(f"sweep {point[sweep_axis]:>6} {unit}",
                        f"{point['blocks_per_sm']:>3} blocks {point['occupancy']:>6.1%}  {point['limited_by']}{mark}")
     return result
+
+
+# ---- its form, and how the CLI and the app present it -----------------------------------------
+
+def _whole_bytes(p: dict[str, Any], name: str) -> int:
+    value = p.get(name) or 0
+    if value != int(value):
+        raise FieldError(name, f"{value:g} is not a whole number of bytes")
+    return int(value)
+
+
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
+    sm_count = None
+    if p.get("gpu") or not p.get("cc"):
+        from studytui.calc.hardware import load_catalog
+
+        sm_count = load_catalog(data_dir).get(p.get("gpu") or "h200").sm_count
+    return occupancy(
+        cc, p["threads"], p["regs"], _whole_bytes(p, "smem"), _whole_bytes(p, "dyn_smem"), cluster=p.get("cluster") or 1,
+        non_portable=bool(p.get("non_portable")), carveout=p.get("carveout"), sweep_axis=p.get("sweep"), label=label,
+        sm_count=sm_count,
+    )
+
+
+def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if (p.get("cluster") or 1) <= 8:
+        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
+    return out
+
+
+# A sweep's varied input: (header, unit under it) in the CLI's table; its axis in the app's plot.
+_TABLE_AXES = {"threads": ("threads", "per block"), "regs": ("registers", "per thread"), "smem": ("dynamic smem", "bytes per block")}
+_PLOT_AXES = {"threads": "threads per block", "regs": "registers per thread", "smem": "dynamic shared memory per block (KiB)"}
+
+
+def _tables(result: Result) -> tuple[TextTable, ...]:
+    """`calc occupancy --sweep AXIS`: one line a value, short columns with the unit under the
+    header (two header lines), so the table fits 80 columns and no header is broken."""
+    swept = result.values.get("sweep")
+    if not isinstance(swept, dict):
+        return ()
+    axis = swept["axis"]
+    header, unit = _TABLE_AXES.get(axis, (axis, ""))
+    return (
+        TextTable(
+            f"Sweep over {header} {unit}, the other inputs held",
+            ((f"{header}\n{unit}", True), ("blocks\nper SM", True), ("warps\nactive", True), ("\noccupancy", True),
+             ("\nlimited by", False), ("", False)),
+            tuple(
+                (f"{point[axis]:,}", str(point["blocks_per_sm"]), str(point["active_warps"]), f"{point['occupancy']:.1%}",
+                 str(point["limited_by"]), "<- now" if point["current"] else "")
+                for point in swept["points"]
+            ),
+            replaces="sweep ",
+        ),
+    )
+
+
+def _sweep_plot(values: Mapping[str, Any], inputs: Mapping[str, str]) -> Sweep:
+    """The app's plot: occupancy along the form's sweep axis (threads if none), the other inputs
+    held, the configuration now marked (the old spreadsheet calculator's three charts, one at a time)."""
+    axis = inputs.get("sweep") or "threads"
+    axis = axis if axis in _PLOT_AXES else "threads"
+    cc = get_cc(str(values["cc"]))
+    occ = blocks_per_sm(cc, int(values["threads"]), int(values["regs"]), int(values["static_smem_bytes"]), int(values["dyn_smem_bytes"]))
+    scale = 1024.0 if axis == "smem" else 1.0
+    points = tuple((p[axis] / scale, 100.0 * p["occupancy"], bool(p["current"])) for p in sweep(occ, axis, values.get("carveout_percent")))
+    return Sweep(
+        points, f"occupancy vs {_PLOT_AXES[axis]}, cc {values['cc']} (set 'sweep' for another axis)", _PLOT_AXES[axis],
+        "occupancy %", "occupancy", 125, (0, 25, 50, 75, 100),
+    )
+
+
+SPEC = CalcSpec(
+    "occupancy", "Occupancy",
+    "Blocks per SM from each limit (warps, blocks, registers, shared memory), the binding one, active warps "
+    "and occupancy, registers and shared memory as allocated (granularities, per-block reservation), and what "
+    "reaches the next occupancy step. --sweep threads|regs|smem prints occupancy across a range.",
+    (
+        *CC_FIELDS,
+        FieldSpec("threads", "threads per block", "int", "256", required=True, help="1 to 1024"),
+        FieldSpec("regs", "registers per thread", "int", "32", required=True, help="as nvcc -Xptxas -v reports (at most 255)"),
+        FieldSpec("smem", "static shared memory", "size", "0", allow_zero=True, help="bytes per block declared __shared__ (1KiB = 1024)"),
+        FieldSpec("dyn_smem", "dynamic shared memory", "size", "0", allow_zero=True, help="bytes per block given at launch"),
+        FieldSpec("cluster", "cluster size", "int", "1", help="blocks per thread-block cluster (9.0 and later)"),
+        FieldSpec("non_portable", "non-portable cluster", "bool", "false", help="allow clusters above 8 blocks where the part supports 16"),
+        FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True,
+                  help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
+        FieldSpec("sweep", "sweep", "choice", choices=SWEEPS,
+                  help="print occupancy across threads, registers or dynamic shared memory"),
+    ),
+    _run,
+    unused=_unused,
+    short_name="occup",
+    plot="sweep",
+    sweep=_sweep_plot,
+    tables=_tables,
+)

@@ -11,8 +11,9 @@ profile's ceilings are the median of those over runs.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from studytui.core.errors import UsageError
 from studytui.core.filestate import PerFileState
@@ -59,7 +60,7 @@ def load_profile(path: str | Path) -> dict[str, Any]:
 
 
 # -- validation --------------------------------------------------------------------------------
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
@@ -130,8 +131,8 @@ def _result_problems(result: dict[str, Any], where: str, path: tuple[Any, ...]) 
     if status == "accepted":
         times = result.get("time_s")
         if isinstance(times, dict):
-            values = [times.get(k) for k in ("min", "median", "max")]
-            if not all(_is_number(v) and v > 0 for v in values):
+            values = [float(v) for v in (times.get(k) for k in ("min", "median", "max")) if _is_number(v) and v > 0]
+            if len(values) < 3:
                 out.append((path + ("time_s",), f"time_s needs positive min, median and max in {where}"))
             elif not values[0] <= values[1] <= values[2]:
                 out.append((path + ("time_s",), f"time_s must satisfy min <= median <= max in {where}"))
@@ -312,7 +313,7 @@ def _accelerator_id(accelerator: Any) -> str:
     return str(ident)
 
 
-def find_profile(accelerator: Any, data_dir: str | Path | None = None) -> Path | None:
+def find_profile(accelerator: Any, data_dir: str | os.PathLike[str] | None = None) -> Path | None:
     """The measured profile for an accelerator: the shipped one first, then the user's own."""
     from studytui.core.paths import content_dir
     from studytui.core.paths import data_dir as default_data_dir
@@ -367,7 +368,7 @@ def _source(path: Path, profile: dict[str, Any]) -> str:
     return f"{path.name} ({span}, {len(runs)} run{'s' if len(runs) != 1 else ''}, medians)"
 
 
-def measured_ceilings(accelerator: Any, profile: str, data_dir: str | Path | None = None) -> dict[str, Any]:
+def measured_ceilings(accelerator: Any, profile: str, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Ceilings from a measured profile: "measured" (looked up by accelerator id) or a file path.
 
     Returns {"peak_flops": {dtype: FLOP/s}, "mem_bw": B/s, "link_bw_per_direction": B/s or None,
@@ -447,7 +448,7 @@ def _vendor_baselines(profile: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def measured_summary(accelerator: Any, data_dir: str | Path | None = None) -> dict[str, Any] | None:
+def measured_summary(accelerator: Any, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:
     """Measured figures beside the vendor figures they were compared with, or None if unmeasured.
 
     {"peak_flops": {dtype: FLOP/s}, "mem_bw": B/s, "link_bw_per_direction": B/s or None,

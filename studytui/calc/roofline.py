@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from studytui.calc.ceilings import Ceilings
+from studytui.calc.forms import MEASURED_TIME, CalcSpec, DataDir, FieldSpec, ceilings_for, gpu_fields
 from studytui.calc.result import Result
 from studytui.calc.units import (
     FieldError,
@@ -16,6 +16,9 @@ from studytui.calc.units import (
     format_time,
 )
 
+if TYPE_CHECKING:
+    from studytui.calc.ceilings import Ceilings
+
 # A measured time may undercut the floor by float rounding only; anything more is impossible.
 IMPOSSIBLE_TOLERANCE = 1e-9
 
@@ -25,8 +28,11 @@ def g(x: float) -> str:
     return f"{x:.4g}"
 
 
-@dataclass(frozen=True)
-class RooflineTerms:
+class RooflineTerms(NamedTuple):
+    """A kernel's work and traffic against two ceilings, and what the roofline makes of them.
+    (A NamedTuple, not a dataclass: it is made at import, and this module is imported for
+    `studytui calc roofline --help`.)"""
+
     flops: float
     bytes: float
     peak_flops: float
@@ -122,8 +128,8 @@ def cache_bytes(ceilings: Ceilings) -> float | None:
     acc = ceilings.accelerator
     if acc is None:
         return None
-    sizes = [acc.raw.get(k) for k in ("l2_mb", "llc_mb")]
-    sizes = [float(x) for x in sizes if isinstance(x, (int, float)) and not isinstance(x, bool)]
+    raw = [acc.raw.get(k) for k in ("l2_mb", "llc_mb")]
+    sizes = [float(x) for x in raw if isinstance(x, (int, float)) and not isinstance(x, bool)]
     return max(sizes) * 2**20 if sizes else None
 
 
@@ -194,7 +200,7 @@ def check_measured(
             f"{format_time(hard_floor_s)} (moving {format_size(nbytes)} at peak bandwidth takes {format_time(memory_floor_s)}); "
             "the kernel skipped work or the measurement is broken (unsynchronised timer, cached result, wrong shape)"
         )
-    elif below_memory:
+    elif below_memory and cache is not None:  # (cache_resident)
         result.warn(
             f"below the HBM floor ({format_time(memory_floor_s)}), but the {format_size(nbytes)} fit in the "
             f"{format_size(cache, binary=True)} on-chip cache: a benchmark that reuses its operands without flushing "
@@ -216,7 +222,7 @@ def roofline(
     peak, bw = ceilings.peak_flops, ceilings.mem_bw
     result = Result("roofline")
     given = sum(v is not None for v in (flops, bytes, intensity))
-    if given == 3:
+    if flops is not None and bytes is not None and intensity is not None:
         if abs(flops / bytes - intensity) > 1e-6 * intensity:
             raise FieldError("intensity", f"conflicts with flops/bytes ({flops / bytes:.6g} FLOP/B); give two of flops, bytes, intensity")
     elif flops is not None and bytes is None and intensity is not None:
@@ -238,6 +244,8 @@ def roofline(
             check_measured(result, terms, measured_time, cache=cache_bytes(ceilings),
                            limits=(ceilings.limit_peak_flops, ceilings.limit_mem_bw))
     else:
+        if intensity is None:  # (the checks above leave two of the three, or intensity)
+            raise FieldError("flops", "give --flops and --bytes, or --intensity")
         ridge = peak / bw
         attainable = min(peak, intensity * bw)
         bound = "compute" if intensity >= ridge else "memory"
@@ -271,3 +279,44 @@ def roofline(
     for w in ceilings.warnings:
         result.warn(w)
     return result
+
+
+# ---- the calculator ------------------------------------------------------------------------
+
+# The rows add_terms and check_measured write, for every calculator that ends in a roofline:
+# the headline ones (by the start of their label) and shorter labels for narrow terminals.
+TERMS_HEADLINE = ("bound", "time lower bound")
+MEASURED_HEADLINE = ("measured time", "achieved", "fraction")
+TERMS_SHORT_LABELS = (
+    (r"^time lower bound\s+max\(\)$", "time bound max()"),
+    (r"^serial estimate\s+sum\(\)$", "serial sum()"),
+    (r"^(compute|memory) time per GPU \(.*\)$", r"\1 time/GPU"),
+    (r"^(compute|memory) time \(.*\)$", r"\1 time"),
+    (r"^arithmetic intensity$", "intensity"),
+)
+
+
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    if p["flops"] is None and p["bytes"] is None and p["intensity"] is None:
+        raise FieldError("flops", "give --flops and --bytes, or --intensity")
+    ceilings = ceilings_for(p, data_dir, ("peak_flops", "mem_bw"))
+    return roofline(ceilings, flops=p["flops"], bytes=p["bytes"], intensity=p["intensity"], measured_time=p["time"])
+
+
+SPEC = CalcSpec(
+    "roofline", "Roofline",
+    "Intensity, ridge point, attainable FLOP/s, bound, and the time floor max(FLOPs/peak, bytes/bandwidth) "
+    "(plus the serial no-overlap estimate). --time adds achieved rates and flags times below the floor as impossible.",
+    (
+        *gpu_fields(link=True),
+        FieldSpec("flops", "FLOPs", "float", help="work, e.g. 1e12 or 2TFLOP"),
+        FieldSpec("bytes", "bytes moved", "size", help="HBM traffic, e.g. 1GB or 64MiB"),
+        FieldSpec("intensity", "intensity (FLOP/B)", "float", help="instead of one of flops/bytes"),
+        MEASURED_TIME,
+    ),
+    _run,
+    ui_defaults={"flops": "1e12", "bytes": "10GB"},
+    headline=(*TERMS_HEADLINE, *MEASURED_HEADLINE),
+    short_labels=TERMS_SHORT_LABELS,
+    plot="roofline",
+)

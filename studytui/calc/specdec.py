@@ -6,6 +6,9 @@ c: draft/target walltime ratio per call; c_hat: draft/target arithmetic-operatio
 
 from __future__ import annotations
 
+from typing import Any
+
+from studytui.calc.forms import CalcSpec, DataDir, FieldSpec
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
 
@@ -117,3 +120,26 @@ def specdec(alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: fl
             + ("towards 1/(1 - alpha)" if alpha < 1 else "without limit")
         )
     return result
+
+
+# ---- the calculator ------------------------------------------------------------------------
+
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    return specdec(p["alpha"], p["gamma"], p["cost_ratio"], p["op_cost_ratio"])
+
+
+SPEC = CalcSpec(
+    "specdec", "Speculative decoding",
+    "Leviathan et al.: expected tokens per target step, walltime speedup, operations factor, best gamma.",
+    (
+        FieldSpec("alpha", "acceptance rate", "float", "0.8", maximum=1.0, allow_zero=True, help="0 <= alpha <= 1"),
+        FieldSpec("gamma", "draft tokens per step", "int", "4"),
+        FieldSpec("cost_ratio", "draft/target time ratio c", "float", "0", allow_zero=True),
+        FieldSpec("op_cost_ratio", "draft/target ops ratio", "float", allow_zero=True, help="default: the time ratio"),
+    ),
+    _run,
+    # A free draft (the calculator's default c = 0) makes every gamma look good; start realistic.
+    ui_defaults={"cost_ratio": "0.05"},
+    headline=("expected tokens", "walltime speedup", "best gamma"),
+    short_labels=((r"^expected tokens per target step$", "tokens per step"),),
+)

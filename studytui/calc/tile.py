@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
-from studytui.calc.dtypes import dtype_bytes
-from studytui.calc.occupancy import ComputeCapability, blocks_per_sm
+from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, dtype_bytes
+from studytui.calc.forms import CC_FIELDS, CalcSpec, DataDir, FieldSpec
+from studytui.calc.occupancy import ComputeCapability, blocks_per_sm, resolve_cc
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
 
@@ -155,3 +157,42 @@ def tile_budget(
     result.assume(f"per-block limit: {budget:,} B with the opt-in above 48 KiB (cc {cc.cc})")
     return result
 
+
+# ---- the calculator ------------------------------------------------------------------------
+
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
+    m, n, k = parse_tile3(p["tile"])
+    return tile_budget(
+        cc, m, n, k, p["dtype"], c_dtype=p["c_dtype"], stages=parse_stages(p.get("stages")), threads=p["threads"],
+        regs=p.get("regs"), epilogue=p.get("epilogue") or "smem", label=label,
+    )
+
+
+def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p.get("epilogue") == "none":
+        out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
+    return out
+
+
+SPEC = CalcSpec(
+    "tile", "GEMM tile budget",
+    "Shared memory per pipeline stage for the A and B tiles, how many stages fit beside the epilogue buffer, "
+    "blocks per SM at that footprint, accumulator registers per thread (tensor-memory columns on Blackwell).",
+    (
+        *CC_FIELDS,
+        FieldSpec("tile", "tile MxNxK", "choice", "128x128x64", required=True,
+                  choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64"), help="block tile, any MxNxK", free=True),
+        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help="A and B element type"),
+        FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)", group="more"),
+        # "auto" or a number: the form offers these, the calculator reads any.
+        FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"),
+                  help="N or auto (the most that fit)", checked_by_calculator=True),
+        FieldSpec("threads", "threads per block", "int", "128"),
+        FieldSpec("regs", "registers per thread", "int", help="optional: counts the register limit in blocks per SM"),
+        FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),
+    ),
+    _run,
+    unused=_unused,
+)

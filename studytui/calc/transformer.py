@@ -1,6 +1,6 @@
 """Transformer inference cost: parameters, FLOPs, bytes, KV cache, time bounds, memory fit.
 
-Conventions (shared/reference cost-models.md): 2 FLOPs per multiply-add everywhere; the lm_head is
+Conventions (docs/calculators.md, "Conventions"): 2 FLOPs per multiply-add everywhere; the lm_head is
 counted; attention FLOPs that grow with context are explicit (4·n_q·H per attended token per
 layer for MHA/GQA); weights are read once per step; the KV cache is read once per decode step;
 the time lower bound is max(compute, memory, communication); their sum is the serial (no-overlap)
@@ -10,21 +10,36 @@ estimate, not a bound: real kernels can be slower still.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any, Mapping
 
-from studytui.calc.ceilings import Ceilings
 from studytui.calc.collective import ring_all_reduce_time
-from studytui.calc.dtypes import dtype_bytes
-from studytui.calc.models import ModelParams
+from studytui.calc.dtypes import DTYPES, dtype_bytes
+from studytui.calc.forms import (
+    MEM_FRACTION,
+    QUANT_FIELDS,
+    CalcSpec,
+    DataDir,
+    FieldSpec,
+    PlotPoint,
+    ceilings_for,
+    gpu_fields,
+    model_fields,
+    resolve_model,
+)
+from studytui.calc.kv import kv_cache as kv_cache  # the KV cache calculator (studytui.calc.kv), still importable from here
 from studytui.calc.result import Result
-from studytui.calc.roofline import RooflineTerms, add_terms, g
+from studytui.calc.roofline import TERMS_HEADLINE, TERMS_SHORT_LABELS, RooflineTerms, add_terms, g
 from studytui.calc.units import (
     FieldError,
     format_count,
     format_flops,
-    format_percent,
     format_size,
     format_time,
 )
+
+if TYPE_CHECKING:
+    from studytui.calc.ceilings import Ceilings
+    from studytui.calc.models import ModelParams
 
 PHASES = ("prefill", "decode")
 
@@ -41,7 +56,8 @@ def expected_experts(experts: int, active: int, tokens: float) -> float:
     """Distinct experts a batch of `tokens` touches in one layer: E·(1 − (1 − K/E)^tokens)."""
     if experts <= 0:
         return 0.0
-    return experts * (1.0 - (1.0 - active / experts) ** tokens)
+    untouched: float = (1.0 - active / experts) ** tokens  # the share of experts no token picks
+    return experts * (1.0 - untouched)
 
 
 def attention_pairs(tokens: int, window: float | None, causal: bool) -> float:
@@ -79,7 +95,7 @@ def check_tp(params: ModelParams, tp: int) -> str | None:
     return f"TP {tp} > {kv} KV heads: each KV head (and its cache) is replicated on {tp // kv} GPUs"
 
 
-def _shard_kv(params: ModelParams, tp: int) -> int:
+def shard_kv(params: ModelParams, tp: int) -> int:
     """How many ways tensor parallelism splits the KV cache (MLA's latent is replicated)."""
     if params.is_mla:
         return 1
@@ -102,7 +118,7 @@ def memory_fit(
     if ceilings.memory_bytes is None:
         result.assume("memory fit left out: custom ceilings carry no memory capacity (give --hbm, or --gpu)")
         return
-    shard = _shard_kv(params, tp)
+    shard = shard_kv(params, tp)
     weights_gpu = weight_bytes_total / tp
     kv_seq_gpu = kv_per_sequence / shard
     kv_gpu = batch * kv_seq_gpu
@@ -169,6 +185,9 @@ def transformer(
         raise FieldError("prompt", "prefill needs --prompt T (prompt tokens per sequence)")
     if phase == "decode" and not context:
         raise FieldError("context", "decode needs --context S (tokens already in the KV cache per sequence)")
+    if ceilings.peak_flops is None or ceilings.mem_bw is None:
+        raise FieldError("gpu", "transformer inference needs a peak FLOP/s and a memory bandwidth")
+    peak_flops, mem_bw = ceilings.peak_flops, ceilings.mem_bw
     replication = check_tp(params, tp)
     if tp > 1 and ceilings.link_bw_per_direction is None:
         raise FieldError("link_bw", "tensor parallelism needs a link bandwidth: a --gpu with a scale-up link, or --link-bw (per direction)")
@@ -214,6 +233,7 @@ def transformer(
 
     heads = params.heads
     if phase == "decode":
+        assert context is not None  # (required for decode: checked above)
         S = context
         tokens = B
         linear_flops = 2.0 * counts.active * B
@@ -232,6 +252,7 @@ def transformer(
         result.step(f"KV read = batch x KV bytes/sequence at context {S} = {B} x {g(params.kv_bytes_per_sequence(S, b_kv))} = {g(kv_read)}")
         result.step(f"KV write = batch x KV bytes/token = {B} x {g(kv_tok)} = {g(kv_write)}")
     else:
+        assert prompt is not None  # (required for prefill: checked above)
         T = prompt
         tokens = B * T
         body = counts.active - counts.lm_head
@@ -294,7 +315,7 @@ def transformer(
 
     flops = linear_flops + attention_flops
     total_bytes = weight_bytes + kv_read + kv_write + act_bytes
-    kv_shard = _shard_kv(params, tp)
+    kv_shard = shard_kv(params, tp)
     flops_gpu = flops / tp
     # The hidden state is replicated on every TP rank (each reads and writes all of it); weights
     # and attention heads are split.
@@ -311,11 +332,11 @@ def transformer(
                 "KV cache is replicated across TP ranks beyond the KV-head count" if not params.is_mla
                 else "MLA's latent KV cache is replicated on every TP rank"
             )
-    peak = ceilings.peak_flops * mfu
-    bw = ceilings.mem_bw * mbu
+    peak = peak_flops * mfu
+    bw = mem_bw * mbu
     if mfu != 1.0 or mbu != 1.0:
         result.step(
-            f"effective peak = peak x MFU = {g(ceilings.peak_flops)} x {g(mfu)} = {g(peak)}; bandwidth = bw x MBU = {g(ceilings.mem_bw)} "
+            f"effective peak = peak x MFU = {g(peak_flops)} x {g(mfu)} = {g(peak)}; bandwidth = bw x MBU = {g(mem_bw)} "
             f"x {g(mbu)} = {g(bw)}"
         )
         result.warn(f"MFU {g(mfu)} / MBU {g(mbu)} applied: the times are estimates, no longer lower bounds")
@@ -428,7 +449,7 @@ def transformer(
     for w in ceilings.warnings:
         result.warn(w)
 
-    fit_context = context if phase == "decode" else prompt
+    fit_context = S if phase == "decode" else T
     memory_fit(
         result, params, ceilings, weight_bytes_total=counts.total * b_w,
         kv_per_sequence=params.kv_bytes_per_sequence(fit_context + (1 if phase == "decode" else 0), b_kv),
@@ -460,130 +481,111 @@ def _explain_precisions(result: Result, weight_dtype: str, compute_dtype: str) -
         )
 
 
-def kv_cache(
-    params: ModelParams, *, kv_dtype: str = "bf16", batch: int = 1, context: int = 4096, ceilings: Ceilings | None = None
-) -> Result:
-    """KV cache size per token, per sequence and for a batch."""
-    params.validate()
-    result = Result("kv")
-    b = dtype_bytes(kv_dtype)
-    elements = params.kv_elements_per_token_per_layer()
-    per_token = params.kv_bytes_per_token(b)
-    per_seq = params.kv_bytes_per_sequence(context, b)
-    total = batch * per_seq
-    mha = 2 * params.layers * params.heads * params.head_dim * b
-    result.values.update(
-        model=params.name, kv_dtype=kv_dtype, batch=batch, context=context,
-        kv_elements_per_token_per_layer=elements, kv_bytes_per_token=per_token,
-        kv_bytes_per_sequence=per_seq, kv_bytes=total, bytes=total, mha_kv_bytes_per_token=mha,
-        reduction_vs_mha=mha / per_token, time_s=None,
-    )
-    if params.is_mla:
-        result.step(f"elements/token/layer = d_c + d_R = {params.mla_kv_rank} + {params.mla_rope_dim} = {elements}")
-        groups = elements / (2 * params.head_dim)
-        result.values["equivalent_gqa_groups"] = groups
-        result.step(f"equivalent GQA groups at head dim {params.head_dim} = {elements} / (2 x {params.head_dim}) = {g(groups)}")
-    else:
-        result.step(f"elements/token/layer = 2 x n_kv x H = 2 x {params.kv_heads} x {params.head_dim} = {elements}")
-    result.step(f"KV bytes/token = L x elements x b_kv = {params.layers} x {elements} x {g(b)} = {g(per_token)}")
-    result.step(
-        f"KV bytes/sequence at context {context} = {g(per_seq)}"
-        + (" (sliding layers capped at their window)" if params.sliding_layers else "")
-    )
-    result.step(f"KV bytes for batch = {batch} x {g(per_seq)} = {g(total)}")
-    result.step(
-        f"MHA equivalent = 2 x L x n_q x H x b_kv = 2 x {params.layers} x {params.heads} x {params.head_dim} x {g(b)} = {g(mha)} "
-        f"({g(mha / per_token)}x more)"
-    )
-    result.row("model", params.name)
-    result.row("KV elements per token per layer", format_count(elements))
-    if params.is_mla:  # after the model it describes
-        result.row("equivalent GQA groups", g(result.values["equivalent_gqa_groups"]))
-    result.row("KV bytes per token", format_size(per_token))
-    result.row(f"KV per sequence at {context:,} tokens", format_size(per_seq))
-    result.row(f"KV for batch {batch}", f"{format_size(total)} ({format_size(total, binary=True)})")
-    result.row("vs MHA", f"{format_size(mha)} per token ({g(mha / per_token)}x more)")
-    if ceilings is not None and ceilings.memory_bytes:
-        frac = total / ceilings.memory_bytes
-        result.values["fraction_of_memory"] = frac
-        result.row(f"share of {ceilings.accelerator.id if ceilings.accelerator else 'HBM'}", format_percent(frac))
-        result.step(f"share of HBM = {g(total)} / {g(ceilings.memory_bytes)} = {format_percent(frac)}")
-    result.assume("KV bytes scale with KV heads (GQA/MQA), not query heads; MLA caches one latent plus a RoPE key per layer")
-    return result
+# ---- the calculator ------------------------------------------------------------------------
+
+# The rows memory_fit writes (here and in studytui.calc.memory): the headline ones, and a
+# shorter label for narrow terminals.
+FIT_HEADLINE = ("memory per GPU", "max batch")
+FIT_SHORT_LABELS = ((r"^max batch at context (\S+)$", r"max batch @\1"),)
 
 
-def memory_plan(
-    params: ModelParams,
-    ceilings: Ceilings,
-    *,
-    weight_dtype: str = "bf16",
-    kv_dtype: str = "bf16",
-    batch: int = 1,
-    context: int = 4096,
-    tp: int = 1,
-    quant_group: int = 128,
-    quant_scale_bytes: float = 2.0,
-    mem_fraction: float = 0.9,
-) -> Result:
-    """What fits in HBM: weights + KV per GPU, largest batch at this context, longest context at this batch."""
-    params.validate()
-    replication = check_tp(params, tp)
-    result = Result("memory")
-    if replication:
-        result.assume(replication)
-    counts = params.counts()
-    b_w = weight_bytes_per_param(weight_dtype, quant_group, quant_scale_bytes)
-    weights = counts.total * b_w
-    b_kv = dtype_bytes(kv_dtype)
-    per_seq = params.kv_bytes_per_sequence(context, b_kv)
-    result.values.update(
-        model=params.name, gpu=ceilings.accelerator.id if ceilings.accelerator else None, weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype, batch=batch, context=context, tp=tp, total_params=counts.total,
-        weight_bytes=weights, kv_bytes_per_token=params.kv_bytes_per_token(b_kv), kv_bytes_per_sequence=per_seq,
-        bytes=weights + batch * per_seq, time_s=None,
+def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
+    params = resolve_model(p)
+    need = ("peak_flops", "mem_bw") + (("link_bw",) if p["tp"] > 1 else ())
+    ceilings = ceilings_for(p, data_dir, need)
+    domain = ceilings.accelerator.domain_size if ceilings.accelerator else None
+    if p["tp"] > 1 and "net_bw" in (p.get("_given") or ()) and (domain is None or p["tp"] <= domain):
+        where = f"TP {p['tp']} fits in one {domain}-GPU scale-up domain" if domain else "no scale-up domain is known for these ceilings"
+        raise FieldError("net_bw", f"is not used: {where}; the network carries TP traffic only past the domain")
+    return transformer(
+        params, ceilings, phase=p["phase"], batch=p["batch"], prompt=p["prompt"], context=p["context"],
+        weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],
+        causal=bool(p["causal"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
+        latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"],
     )
-    result.row("model", params.name)
-    if ceilings.memory_bytes is not None:
-        result.row(
-            "HBM per GPU",
-            f"{format_size(ceilings.memory_bytes, binary=True)} ({ceilings.provenance.get('memory', '')})"
-            + (f" x TP {tp}" if tp > 1 else ""),
-        )
-    result.step(f"weights = params x bytes/weight = {g(counts.total)} x {g(b_w)} = {g(weights)}")
-    result.step(f"KV per sequence at {context} tokens = {g(per_seq)}")
-    result.row("weights", f"{format_size(weights)} ({format_size(weights, binary=True)})")
-    result.row(f"KV per sequence at {context:,} tokens", format_size(per_seq))
-    if ceilings.memory_bytes is None:
-        raise FieldError("gpu", "memory planning needs a GPU with a memory capacity (--gpu)")
-    memory_fit(result, params, ceilings, weight_bytes_total=weights, kv_per_sequence=per_seq, batch=batch,
-               context=context, tp=tp, mem_fraction=mem_fraction)
-    # Longest context for this batch (full-attention layers grow without bound; sliding ones cap).
-    usable = ceilings.memory_bytes * mem_fraction
-    room = usable - weights / tp
-    shard = _shard_kv(params, tp)
-    if room > 0:
-        lo, hi = 0, 1
-        while hi < 1 << 40 and batch * params.kv_bytes_per_sequence(hi, b_kv) / shard <= room:
-            hi *= 2
-        if hi >= 1 << 40:
-            max_context = None
-        else:
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if batch * params.kv_bytes_per_sequence(mid, b_kv) / shard <= room:
-                    lo = mid
-                else:
-                    hi = mid
-            max_context = lo
-        result.values["max_context"] = max_context
-        result.row(
-            f"max context at batch {batch}", "unbounded (sliding windows only)" if max_context is None else format_count(max_context)
-        )
-        result.step(f"max context at batch {batch}: largest S with batch x KV(S) / {shard} <= {g(room)} -> {max_context}")
+
+
+def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if p["phase"] == "prefill":
+        out["context"] = "--phase prefill processes --prompt tokens; --context is for --phase decode"
     else:
-        result.values["max_context"] = 0
-    for line in ceilings.describe():
-        result.assume(line)
-    if b_w != dtype_bytes(weight_dtype):
-        result.assume(f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights")
-    return result
+        out["prompt"] = "--phase decode runs one step over --context cached tokens; --prompt is for --phase prefill"
+        out["causal"] = "causal masking changes prefill attention only; a decode step attends to the whole cache"
+    if p["tp"] == 1:
+        out["link_bw"] = "the link carries tensor-parallel traffic only; give --tp N"
+        out["latency"] = "the all-reduce latency applies with --tp N only"
+        out["net_bw"] = "the network carries tensor-parallel traffic only; give --tp N"
+    if dtype_bytes(p["weight_dtype"]) >= 1:
+        for name in ("quant_group", "quant_scale_bytes"):
+            out[name] = f"group scales apply to sub-byte weight formats only (--weight-dtype is {p['weight_dtype']})"
+    return out
+
+
+def _points(spec: CalcSpec, result: Result, values: Mapping[str, str], data_dir: DataDir) -> list[PlotPoint]:
+    """Prefill and decode together on the roofline: the other phase is run through the same calculator."""
+    phase = str(result.values.get("phase") or values.get("phase") or "decode")
+    other_phase = "prefill" if phase == "decode" else "decode"
+    other: Result | None
+    try:
+        other = spec.run({**values, "phase": other_phase}, data_dir)
+    except Exception:  # the other phase may not run with these inputs: its point is left out
+        other = None
+    by_phase = {phase: result, other_phase: other}
+    points: list[PlotPoint] = []
+    for name in ("prefill", "decode"):
+        r = by_phase.get(name)
+        if r is not None and r.values.get("intensity") and r.values.get("attainable_flops"):
+            mark = " (shown)" if name == phase else ""
+            points.append((f"{name}{mark}", float(r.values["intensity"]), float(r.values["attainable_flops"])))
+    return points
+
+
+SPEC = CalcSpec(
+    "transformer", "Transformer inference",
+    "Parameters, FLOPs (2 per multiply-add, attention context terms, lm_head), bytes (weights once per step, "
+    "KV cache, activations), KV bytes/token, and for one prefill or one decode step: compute, memory and TP "
+    "communication times, the max() lower bound and the serial sum() estimate, tokens/s, TTFT/TPOT, and memory fit.",
+    (
+        *model_fields(),
+        FieldSpec("phase", "phase", "choice", "decode", choices=("prefill", "decode"),
+                  help="prefill: the whole prompt batch; decode: one step"),
+        FieldSpec("batch", "batch (sequences)", "int", "1"),
+        FieldSpec("prompt", "prompt tokens", "int", "2048", help="prefill: tokens per sequence"),
+        FieldSpec("context", "context tokens", "int", "4096", help="decode: tokens already cached per sequence"),
+        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("act_dtype", "activation precision", "dtype", "bf16", choices=DTYPES),
+        *QUANT_FIELDS,
+        FieldSpec("tp", "tensor parallel GPUs", "int", "1"),
+        FieldSpec("latency", "all-reduce step latency", "time", "1us", allow_zero=True, help="per ring step", group="more"),
+        FieldSpec("net_bw", "network bandwidth override", "rate",
+                  help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s", group="more"),
+        FieldSpec("causal", "causal attention", "bool", "true",
+                  help="prefill: a causal kernel skips the masked half of the T^2 scores (--no-causal: bidirectional, the full square)",
+                  group="more"),
+        FieldSpec("mfu", "MFU", "float", "1", maximum=1.0, help="fraction of peak FLOP/s reached (1 = lower bound)", group="more"),
+        FieldSpec("mbu", "MBU", "float", "1", maximum=1.0, help="fraction of peak bandwidth reached (1 = lower bound)", group="more"),
+        MEM_FRACTION,
+        *gpu_fields(link=True, dtype_help="compute precision (its dense peak sets the compute time)"),
+        FieldSpec("hbm", "HBM capacity override", "size", help="replaces the GPU's memory capacity, e.g. 141GiB", group="ceilings"),
+    ),
+    _run,
+    renamed={"causal_half": ("causal", lambda v: v)},
+    unused=_unused,
+    ui_defaults={"model": "llama-3.1-8b"},
+    headline=(*TERMS_HEADLINE, "TPOT", "tokens/s", *FIT_HEADLINE),
+    short_labels=(
+        *TERMS_SHORT_LABELS,
+        (r"^time lower bound \(with comms\)$", "time bound +comms"),
+        (r"^TPOT lower bound.*$", "TPOT bound"),
+        (r"^tokens/s upper bound$", "tokens/s bound"),
+        *FIT_SHORT_LABELS,
+        (r"^serial estimate \(with comms\)$", "serial +comms"),
+        (r"^parameters \(total / active\)$", "params tot/active"),
+    ),
+    short_name="transf",
+    title_fields=("model", "phase"),
+    plot="roofline",
+    points=_points,
+)

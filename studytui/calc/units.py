@@ -72,9 +72,10 @@ def parse_count(text: str, field: str = "value", *, allow_zero: bool = False) ->
     value, unit = _split(text, field, accepted)
     factor = 1.0
     if unit:
-        factor = _prefix_factor(unit)
-        if factor is None:
+        prefix = _prefix_factor(unit)
+        if prefix is None:
             raise FieldError(field, f"unknown unit {unit!r} in {text!r}; expected {accepted}")
+        factor = prefix
     return _check(value * factor, field, text, allow_zero)
 
 
@@ -177,7 +178,7 @@ _SI = [(1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")
 _BIN = [(2.0**50, "Pi"), (2.0**40, "Ti"), (2.0**30, "Gi"), (2.0**20, "Mi"), (2.0**10, "Ki")]
 
 
-def _scaled(value: float, unit: str, digits: int, table=_SI) -> str:
+def _scaled(value: float | None, unit: str, digits: int, table: list[tuple[float, str]] = _SI) -> str:
     if value is None:
         return "-"
     magnitude = abs(value)

@@ -24,9 +24,11 @@ COMMAND_MODULES = (
     "studytui.cli.commands.study",
     "studytui.cli.commands.calc",
     "studytui.cli.commands.practice",
+    "studytui.cli.commands.plan",
     "studytui.cli.commands.measure",
     "studytui.cli.commands.guide_diff",
     "studytui.cli.commands.takealong",
+    "studytui.cli.commands.profile",
 )
 
 

@@ -12,8 +12,8 @@ import sys
 from functools import lru_cache
 from typing import Any
 
-# The one escaping rule (studytui.core.text), re-exported: CLI modules print through this module.
-from studytui.core.text import BIDI_CONTROLS, CONTROLS, escaped, for_terminal, one_line, visible  # noqa: F401
+# The one escaping rule and `plural` (studytui.core.text), re-exported: CLI modules print through this module.
+from studytui.core.text import BIDI_CONTROLS, CONTROLS, escaped, for_terminal, one_line, plural, visible  # noqa: F401
 
 
 @lru_cache(maxsize=1)
@@ -39,16 +39,6 @@ def escape_markup(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
-
-
-def plural(count: int, singular: str, plural_form: str | None = None) -> str:
-    """'1 entry', '2 entries', '0 notes': the count with the word in the right number."""
-    word = (
-        singular
-        if count == 1
-        else (plural_form or (singular[:-1] + "ies" if singular.endswith("y") and singular[-2:-1] not in "aeiou" else singular + "s"))
-    )
-    return f"{count:,} {word}"
 
 
 # -- layout for narrow terminals ------------------------------------------------------------

@@ -54,3 +54,13 @@ def for_terminal(text: str, stream: Any = None) -> str:
     except (AttributeError, ValueError):
         tty = False
     return visible(text) if tty else text
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """'1 entry', '2 entries', '0 notes': the count with the word in the right number."""
+    word = (
+        singular
+        if count == 1
+        else (plural_form or (singular[:-1] + "ies" if singular.endswith("y") and singular[-2:-1] not in "aeiou" else singular + "s"))
+    )
+    return f"{count:,} {word}"

@@ -1,5 +1,112 @@
-"""Take the guide along: the app in a browser (`serve`), an Anki deck, a Markdown notes vault.
+"""The export formats, one module each, and `FORMATS`, the one registry that `studytui export`
+and `studytui import` choose from.
 
-Each module imports its third-party library (textual-serve, genanki) only when it runs, so the
-rest of the CLI never pays for them and works without the optional extras installed.
+| name  | module       | PATH            | import |
+|-------|--------------|-----------------|--------|
+| json  | `backup.py`  | a file, or '-'  | yes    |
+| md    | `journal.py` | a file, or '-'  | no     |
+| anki  | `anki.py`    | a file (.apkg)  | no     |
+| vault | `vault.py`   | a folder        | yes    |
+
+A format module provides `export(path, guide, store) -> Exported` (path None: standard output,
+for formats with `stdout`) and, where it can be read back, `load(path_arg)` (the file read and
+checked before any store is opened) and `merge(loaded, guide, store) -> Imported`. The registry
+only names modules: each is imported when its format runs, and a module imports its third-party
+library (genanki, PyYAML) only then, so the rest of the CLI never pays for it and works without
+the optional extras installed. Nothing here prints: the command reports what `Exported` and
+`Imported` (report.py) say.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from studytui.exports.report import Exported, Imported
+
+
+class Format(NamedTuple):
+    """One export format. (A NamedTuple: `studytui --help` builds the export command's help from
+    the registry, and must not pay for importing dataclasses.)"""
+
+    name: str  # the --format value
+    module: str  # its module under studytui.exports, imported when the format runs
+    summary: str  # for `export --help`: "Anki: a deck package (.apkg) of ..."
+    suffixes: tuple[str, ...] = ()  # PATH endings that choose it when --format is not given
+    default_help: str = ""  # for `--format` help: "anki for *.apkg"; empty: it must be asked for
+    folder: bool = False  # PATH is a folder (made if missing), not a file
+    stdout: bool = False  # PATH '-' writes it to standard output
+    importable: bool = False  # `studytui import PATH` reads it back
+
+    def _code(self) -> Any:
+        return importlib.import_module(f"{__name__}.{self.module}")
+
+    def export(self, path: Path | None, guide: Any, store: Any) -> Exported:
+        """Write the learner's progress in this format to `path` (None: standard output)."""
+        result: Exported = self._code().export(path, guide, store)
+        return result
+
+    def load(self, path_arg: str) -> Any:
+        """Read and check what `studytui import PATH` was given, before any store is opened."""
+        if not self.importable:
+            raise LookupError(f"{self.name} cannot be imported")
+        return self._code().load(path_arg)
+
+    def merge(self, loaded: Any, guide: Any, store: Any) -> Imported:
+        """Merge what `load` read into the store."""
+        result: Imported = self._code().merge(loaded, guide, store)
+        return result
+
+
+# The order of `--format`'s choices and of the formats in `export --help`.
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("json", "backup", "JSON: a complete, re-importable backup (states, times, notes, event log).",
+               suffixes=(".json",), stdout=True, importable=True),
+        Format("md", "journal", "Markdown: a readable study journal of all notes by section.",
+               suffixes=(".md", ".markdown"), default_help="md for *.md files", stdout=True),
+        Format("anki", "anki", "Anki: a deck package (.apkg) of the glossary and the practice problems you met.",
+               suffixes=(".apkg",), default_help="anki for *.apkg"),
+        Format("vault", "vault", "Vault: a folder of Markdown notes (Obsidian-style front matter) that 'studytui import DIR' "
+               "reads back.", folder=True, importable=True),
+    )
+}
+DEFAULT = FORMATS["json"]  # a PATH no suffix claims (and standard output)
+
+
+def format_for(path: str, name: str | None = None) -> Format:
+    """The format `studytui export PATH [--format NAME]` writes: NAME, else the one whose suffix
+    PATH ends with, else DEFAULT."""
+    if name is not None:
+        return FORMATS[name]
+    lowered = path.lower()
+    return next((f for f in FORMATS.values() if f.suffixes and lowered.endswith(f.suffixes)), DEFAULT)
+
+
+def import_format_for(path: str, is_folder: bool) -> Format:
+    """The format `studytui import PATH` reads: the importable folder format for a folder, else
+    the importable file format whose suffix PATH ends with, else DEFAULT."""
+    readable = [f for f in FORMATS.values() if f.importable and f.folder == is_folder]
+    lowered = path.lower()
+    return next((f for f in readable if f.suffixes and lowered.endswith(f.suffixes)), readable[0] if readable else DEFAULT)
+
+
+def format_help() -> str:
+    """`export --format`'s help: which PATH endings choose which format."""
+    chosen = [f.default_help for f in FORMATS.values() if f.default_help]
+    asked = [f.name for f in FORMATS.values() if not f.default_help and f is not DEFAULT]
+    text = f"default: {', '.join([*chosen, f'{DEFAULT.name} otherwise'])}"
+    if asked:
+        text += f" ({', '.join(asked)} must be asked for)"
+    return text
+
+
+def export_description() -> str:
+    """`export --help`'s description: every format, then what PATH '-' does."""
+    to_stdout = ", ".join(f.name for f in FORMATS.values() if f.stdout)
+    return (" ".join(f.summary for f in FORMATS.values()) + f" PATH '-' writes to standard output ({to_stdout}). "
+            "The file or folder written is reported as an absolute path, whatever the format.")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from studytui.core.errors import UsageError
+from studytui.exports.report import Exported
 
 INSTALL_HINT = "the Anki export needs genanki: pip install 'studytui[anki]' (or -e \".[anki]\" in a checkout)"
 
@@ -271,3 +272,13 @@ def write_package(path: Path, guide: Any, store: Any, problems: Sequence[Problem
     summary.warnings[:0] = warnings
     write_atomically(path, data)
     return summary
+
+
+def export(path: Path | None, guide: Any, store: Any) -> Exported:
+    """`studytui export PATH.apkg` (the FORMATS entry): the deck written to `path`."""
+    import os
+
+    assert path is not None  # a file format: FORMATS says it never goes to standard output
+    summary = write_package(path, guide, store)
+    # The path as resolved, absolute, as for every format.
+    return Exported(Path(os.path.realpath(path)), summary.line(), warnings=list(summary.warnings))

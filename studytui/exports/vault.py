@@ -34,7 +34,6 @@ import errno
 import hashlib
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -42,6 +41,8 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterator
 
 from studytui.core.errors import StudyError, UsageError
+from studytui.core.fileio import fsync_folder, replace_file
+from studytui.exports.report import Exported, Imported, Paragraph
 from studytui.store.model import NOTE_LIMIT
 
 MARK = "studytui"
@@ -350,6 +351,7 @@ class _Writer:
         self.symlinks = set(found.symlinks)
         self.ours = {f.rel: f for f in found.ours}
         self.problems = found.problems
+        self._unsynced: dict[tuple[int, int], int] = {}  # folders written into -> a descriptor to fsync at close
         try:
             # The vault folder itself may be a symlink the learner chose; nothing below it may.
             self.root_fd = os.open(root, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -357,9 +359,23 @@ class _Writer:
             raise UsageError(f"cannot open {shown(root)}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
+        for fd in self._unsynced.values():
+            try:
+                fsync_folder(fd)
+            finally:
+                os.close(fd)
+        self._unsynced.clear()
         if self.root_fd >= 0:
             os.close(self.root_fd)
             self.root_fd = -1
+
+    def _sync_later(self, dir_fd: int) -> None:
+        """Remember the folder open as `dir_fd` (a file renamed or a folder made in it), to be
+        fsynced once when the export is done."""
+        st = os.fstat(dir_fd)
+        key = (st.st_dev, st.st_ino)
+        if key not in self._unsynced:
+            self._unsynced[key] = os.dup(dir_fd)
 
     def can_write(self, rel: str, body: str | None = None) -> str | None:
         """None when `rel` may be (over)written with `body`, else why not."""
@@ -408,6 +424,7 @@ class _Writer:
                 done.append(part)
                 try:
                     os.mkdir(part, 0o777, dir_fd=fd)
+                    self._sync_later(fd)  # the new folder's name, made durable with the rest
                 except FileExistsError:
                     pass
                 try:
@@ -497,27 +514,10 @@ class _Writer:
                     if f.read(len(data) + 1) == data:
                         return False
                 mode = stat.S_IMODE(st.st_mode)
-            tmp = f".{name}.{secrets.token_hex(6)}.studytui-tmp"
-            fd = os.open(
-                tmp,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                0o600 if st is not None else mode,
-                dir_fd=dir_fd,
-            )
-            try:
-                # No fsync per file: the vault is a copy of what the store holds durably, and an
-                # empty file never clears a note.
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                    if st is not None:
-                        os.fchmod(f.fileno(), mode)  # the mode the file had (0600 until then)
-                os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-            except BaseException:
-                try:
-                    os.unlink(tmp, dir_fd=dir_fd)
-                except OSError:
-                    pass
-                raise
+            # The one atomic-replace policy (studytui.core.fileio): fsynced, renamed, the folder
+            # fsynced once after its last file (close()).
+            replace_file(dir_fd, name, data, mode if st is not None else None, new_mode=mode, sync_folder=False)
+            self._sync_later(dir_fd)
             return True
         finally:
             os.close(dir_fd)
@@ -869,3 +869,26 @@ def _recorded_time(meta: dict[str, Any]) -> str | None:
     except UsageError:
         return None
     return None if recorded is None or recorded > now_iso() else recorded
+
+
+# -- the FORMATS entry (studytui.exports) --------------------------------------------------------
+
+
+def export(path: Path | None, guide: Any, store: Any) -> Exported:
+    """`studytui export DIR --format vault`."""
+    assert path is not None  # a folder format: FORMATS says it never goes to standard output
+    summary = export_vault(path, guide, store)
+    # The path as resolved, absolute, as for every format.
+    return Exported(Path(os.path.realpath(path)), summary.line(), warnings=list(summary.warnings))
+
+
+def load(path_arg: str) -> Path:
+    """`studytui import DIR`: the folder (read once the store is open, by `merge`)."""
+    return Path(path_arg).expanduser()
+
+
+def merge(root: Path, guide: Any, store: Any) -> Imported:
+    """`studytui import DIR`: notes back from a vault written by `export --format vault`."""
+    report = import_vault(root, guide, store)
+    # A count stays with what it counts; ids and file names escaped at a terminal.
+    return Imported(report, [Paragraph(report.line(), clauses=True, quoted=True)], warnings=list(report.warnings))

@@ -4,8 +4,8 @@ The loader already rejects anything structurally wrong and every rule that conce
 (https URLs, admitted kinds, dated Frontier entries, watchlist items without a URL saying why,
 performance claims without their five fields, unique ids, no URL twice in a subsection). This
 module adds what spans other parts of the project: measured hardware profiles and try-it links,
-the provenance of entries added after the pinned copy of the guide, and the agreement between
-entry roles and the policy text.
+the guide entries the profile screen suggests (profile-advice.yaml), the provenance of entries
+added after the pinned copy of the guide, and the agreement between entry roles and the policy text.
 """
 
 from __future__ import annotations
@@ -13,9 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from studytui.guide.loader import parse_content
-from studytui.guide.model import ADMITTED_KINDS, Guide
+from studytui.guide.model import ADMITTED_KINDS, Entry, Guide, TryIt
+
+if TYPE_CHECKING:
+    from studytui.calc.forms import CalcSpec
+    from studytui.guide.yamlio import YamlFile
 
 
 @dataclass
@@ -47,7 +52,7 @@ def _profile_problems(content_dir: Path) -> list[str]:
     return list(check_profiles(content_dir))
 
 
-def _line_of_entry(files: dict, entry) -> int:
+def _line_of_entry(files: dict[str, YamlFile], entry: Entry) -> int:
     """The line where an entry's id is written (messages point the reader at the entry)."""
     yf = files.get(entry.source_file)
     if yf is None:
@@ -56,7 +61,7 @@ def _line_of_entry(files: dict, entry) -> int:
     return yf.text.count("\n", 0, m.start()) + 1 if m else 1
 
 
-def _try_it_problems(guide: Guide, files: dict) -> list[str]:
+def _try_it_problems(guide: Guide, files: dict[str, YamlFile]) -> list[str]:
     from studytui.calc.forms import CALCULATORS
 
     problems = []
@@ -76,11 +81,11 @@ def _try_it_problems(guide: Guide, files: dict) -> list[str]:
                 f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it field '{key}' is not a field of '{spec.name}'"
             )
         if not unknown:
-            problems += _try_it_run_problems(e, spec, files)
+            problems += _try_it_run_problems(e, e.try_it, spec, files)
     return problems
 
 
-def _try_it_run_problems(e, spec, files: dict) -> list[str]:
+def _try_it_run_problems(e: Entry, try_it: TryIt, spec: CalcSpec, files: dict[str, YamlFile]) -> list[str]:
     """Run the calculator with exactly what the app's form starts with for this link: a link
     that opens on an error, or whose arguments are silently unused, is a content problem."""
     from studytui.calc.form_values import initial_values
@@ -88,7 +93,7 @@ def _try_it_run_problems(e, spec, files: dict) -> list[str]:
     from studytui.core.errors import StudyError
 
     where = f"{e.source_file}:{_line_of_entry(files, e)}: entry '{e.id}': try_it"
-    values = initial_values(spec, e.try_it.args)
+    values = initial_values(spec, try_it.args)
     try:
         result = spec.run(values)
     except FieldError as exc:
@@ -98,7 +103,7 @@ def _try_it_run_problems(e, spec, files: dict) -> list[str]:
     if not result.rows:
         return [f"{where} opens '{spec.name}' with no results"]
     if spec.unused is not None:
-        given = frozenset(e.try_it.args)
+        given = frozenset(try_it.args)
         from studytui.calc.forms import parse_values
 
         unused = spec.unused(parse_values(spec, values), given)
@@ -113,14 +118,21 @@ def _practice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
     return check_problems(content_dir, guide)
 
 
-def _file_named(files: dict, name: str):
+def _profile_advice_problems(content_dir: Path, guide: Guide | None) -> list[str]:
+    """profile-advice.yaml (the profile screen's reading per limiter) names entries of the guide."""
+    from studytui.profile.report import check_advice
+
+    return check_advice(content_dir, guide)
+
+
+def _file_named(files: dict[str, YamlFile], name: str) -> YamlFile | None:
     for display, yf in files.items():
         if Path(display).name == name:
             return yf
     return None
 
 
-def _provenance_problems(guide: Guide, files: dict) -> list[str]:
+def _provenance_problems(guide: Guide, files: dict[str, YamlFile]) -> list[str]:
     """An entry dated after the pinned README was not read there: it must say `placement: inferred`.
 
     The pinned README's date is `source.commit_verified_on` in guide.yaml (its Frontier
@@ -130,8 +142,9 @@ def _provenance_problems(guide: Guide, files: dict) -> list[str]:
     top = _file_named(files, "guide.yaml")
     if top is None or not isinstance(top.data, dict):
         return []
-    source = top.data.get("source") if isinstance(top.data.get("source"), dict) else {}
-    pinned = source.get("commit_verified_on")
+    raw_source = top.data.get("source")
+    source: dict[Any, Any] = raw_source if isinstance(raw_source, dict) else {}
+    pinned: Any = source.get("commit_verified_on")  # a date (YAML reads an unquoted one as such) or text
     pinned = pinned.isoformat() if hasattr(pinned, "isoformat") else pinned
     if not isinstance(pinned, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", pinned):
         return [f"{top.where(('source',))}: 'source.commit_verified_on' must give the pinned README's "
@@ -154,7 +167,7 @@ def _provenance_problems(guide: Guide, files: dict) -> list[str]:
     return problems
 
 
-def _role_problems(guide: Guide, files: dict) -> list[str]:
+def _role_problems(guide: Guide, files: dict[str, YamlFile]) -> list[str]:
     """Roles in content and the policy text agree: every role used is described in the text (by
     its label), a core entry is of a core kind, and no other kind is marked core."""
     yf = _file_named(files, "policy.yaml")
@@ -192,4 +205,5 @@ def check_content(content_dir: str | Path) -> CheckReport:
         problems += _role_problems(parsed.guide, parsed.files)
     problems += _profile_problems(path)
     problems += _practice_problems(path, parsed.guide)
+    problems += _profile_advice_problems(path, parsed.guide)
     return CheckReport(problems=problems, guide=parsed.guide)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypeVar
 
 from studytui.guide.model import Entry, Guide, Section, Subsection
 from studytui.guide.readme import Readme, ReadmeEntry, ReadmeSection, ReadmeSubsection
@@ -23,6 +23,8 @@ from studytui.guide.readme import Readme, ReadmeEntry, ReadmeSection, ReadmeSubs
 FRONTIER_ID = "frontier"
 # How many shared URLs make a file recognisably a copy of this guide (older layouts share dozens).
 MIN_SHARED_URLS = 3
+
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -211,16 +213,16 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
                 continue
             if not _named(rsub.title):
                 continue  # entries under no heading: they sit in the section (entries are compared below)
-            free = [sub for sub in mine if id(sub) not in taken and _named(sub.title)]
-            best = _best_overlap({_norm_url(e.url) for e in rsub.entries if e.url},
-                                 [(sub, {_norm_url(e.url) for e in sub.entries if e.url}) for sub in free])
-            if best is not None:
-                taken.add(id(best))
-                sub_pairs[id(rsub)] = (s, best)
+            free_subs = [sub for sub in mine if id(sub) not in taken and _named(sub.title)]
+            best_sub = _best_overlap({_norm_url(e.url) for e in rsub.entries if e.url},
+                                     [(sub, {_norm_url(e.url) for e in sub.entries if e.url}) for sub in free_subs])
+            if best_sub is not None:
+                taken.add(id(best_sub))
+                sub_pairs[id(rsub)] = (s, best_sub)
                 diffs.append(Difference(
-                    "subsection-renamed", f"subsection renamed in '{s.title}': '{best.title}' -> '{rsub.title}'",
-                    rsub.line, lines.subsection(s, best), title=rsub.title,
-                    details={"section": s.title, "old": best.title, "new": rsub.title}))
+                    "subsection-renamed", f"subsection renamed in '{s.title}': '{best_sub.title}' -> '{rsub.title}'",
+                    rsub.line, lines.subsection(s, best_sub), title=rsub.title,
+                    details={"section": s.title, "old": best_sub.title, "new": rsub.title}))
             else:
                 had_none = any(not _named(sub.title) and id(sub) not in taken and
                                {_norm_url(e.url) for e in rsub.entries if e.url} & {_norm_url(e.url) for e in sub.entries if e.url}
@@ -268,9 +270,9 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
         return False
 
     for r in r_entries:
-        s, sub = place(r)
-        if r.url and sub is not None:
-            take(r, (c for c in sub.entries if _norm_url(c.url) == _norm_url(r.url)))
+        _, place_sub = place(r)
+        if r.url and place_sub is not None:
+            take(r, (c for c in place_sub.entries if _norm_url(c.url) == _norm_url(r.url)))
     for r in r_entries:
         if id(r) not in pairs and r.url:
             take(r, (c for c in c_entries if _norm_url(c.url) == _norm_url(r.url)))
@@ -283,10 +285,10 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
     added_places: dict[int, tuple[Section | None, Subsection | None, str | None]] = {}
     for r in r_entries:
         c = pairs.get(id(r))
-        s, sub = place(r)
+        s, place_sub = place(r)
         if c is None:
             kind = "watchlist-added" if r.watchlist else "entry-added"
-            where = lines.subsection(s, sub) if (s is not None and sub is not None) else (
+            where = lines.subsection(s, place_sub) if (s is not None and place_sub is not None) else (
                 lines.section(s) if s is not None else lines.guide())
             prev = _previous_id(r, rsub_of[id(r)], pairs)
             what = "watchlist item added" if r.watchlist else "entry added"
@@ -296,7 +298,7 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
                                     details={"section": r.section, "subsection": r.subsection, "position": r.position,
                                              "after": prev}))
             added.append(r)
-            added_places[id(r)] = (s, sub, prev)
+            added_places[id(r)] = (s, place_sub, prev)
             continue
         if _norm(c.title) != _norm(r.title) and _norm(r.title) not in (_norm(n) for n in c.also_names):
             diffs.append(Difference("entry-retitled", f"entry retitled: '{c.title}' -> '{r.title}'", r.line,
@@ -306,7 +308,7 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
             diffs.append(Difference("url-changed", f"URL changed for '{c.title}': {c.url} -> {r.url}", r.line,
                                     lines.entry(c), entry_id=c.id, title=r.title, url=r.url,
                                     details={"old": c.url, "new": r.url}))
-        if s is not None and sub is not None and (c.section_id != s.id or c.subsection_id != sub.id):
+        if s is not None and place_sub is not None and (c.section_id != s.id or c.subsection_id != place_sub.id):
             diffs.append(Difference(
                 "entry-moved", f"entry moved: '{c.title}' from {c.section_title}"
                 + (f" / {c.subsection_title}" if c.subsection_title else "")
@@ -343,18 +345,19 @@ def compare(guide: Guide, readme: Readme) -> GuideDiff:
     frontier = next((s for s in guide.sections if s.id == FRONTIER_ID), None)
     if frontier is not None:
         idx = next((i for i, s in sec_pairs.items() if s is frontier), None)
-        rs = readme.sections[idx] if idx is not None else None
-        if rs is not None and rs.verified_on and rs.verified_on != frontier.verified_on:
+        frontier_rs = readme.sections[idx] if idx is not None else None
+        if frontier_rs is not None and frontier_rs.verified_on and frontier_rs.verified_on != frontier.verified_on:
             diffs.append(Difference("frontier-verified",
-                                    f"Frontier verified on {rs.verified_on} (content says {frontier.verified_on})",
-                                    rs.verified_line or rs.line, lines.verified(frontier),
-                                    details={"old": frontier.verified_on, "new": rs.verified_on}))
+                                    f"Frontier verified on {frontier_rs.verified_on} (content says {frontier.verified_on})",
+                                    frontier_rs.verified_line or frontier_rs.line, lines.verified(frontier),
+                                    details={"old": frontier.verified_on, "new": frontier_rs.verified_on}))
     diffs.sort(key=lambda d: (d.readme_line, d.kind))
     return GuideDiff(readme=readme.path, differences=diffs, added=added, added_places=added_places)
 
 
-def _best_overlap(urls: set[str], candidates: list[tuple[Any, set[str]]]) -> Any:
-    best, score = None, 0
+def _best_overlap(urls: set[str], candidates: list[tuple[_T, set[str]]]) -> _T | None:
+    best: _T | None = None
+    score = 0
     for cand, theirs in candidates:
         n = len(urls & theirs)
         if n > score:
@@ -407,32 +410,6 @@ def _readme_line_for(c: Entry, readme: Readme, sec_pairs: dict[int, Section],
         if s.id == c.section_id:
             return readme.sections[i].line
     return 1
-
-
-# -- the learner's view ----------------------------------------------------------------------
-
-def learner_impact(guide: Guide, diff: GuideDiff, states: Mapping[str, Any]) -> list[LearnerImpact]:
-    """Which of the learner's entries with progress or notes the differences touch, and what
-    happens to them: removed ones become orphans (kept, never lost); the rest keep their id, and
-    an id renamed later follows through `aliases`."""
-    from studytui.study.flow import canonical_states
-
-    current, _orphans = canonical_states(guide, states)
-    by_entry: dict[str, list[str]] = {}
-    for d in diff.differences:
-        if d.entry_id:
-            by_entry.setdefault(d.entry_id, []).append(d.kind)
-    out = []
-    for entry_id, kinds in by_entry.items():
-        p = current.get(entry_id)
-        if p is None or (p.state == "pending" and not p.note):
-            continue
-        entry = guide.get(entry_id)
-        removed = any(k in ("entry-removed", "watchlist-removed") for k in kinds)
-        outcome = ("would become an orphan: your progress and note stay in the store, listed apart, never deleted"
-                   if removed else "keeps its progress and note (same id; a later rename follows through aliases)")
-        out.append(LearnerImpact(entry_id, entry.title if entry else entry_id, p.state, bool(p.note), kinds, outcome))
-    return out
 
 
 # -- stubs for added entries -----------------------------------------------------------------

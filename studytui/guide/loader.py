@@ -28,7 +28,7 @@ from studytui.guide.model import (
     Subsection,
     TryIt,
 )
-from studytui.guide.yamlio import YamlFile
+from studytui.guide.yamlio import YamlFile, YamlPath
 
 SLUG = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -57,7 +57,7 @@ class _Reporter:
     def __init__(self) -> None:
         self.problems: list[str] = []
 
-    def add(self, yf: YamlFile, path: tuple[str | int, ...], message: str) -> None:
+    def add(self, yf: YamlFile, path: YamlPath, message: str) -> None:
         self.problems.append(f"{yf.where(path)}: {message}")
 
 
@@ -102,9 +102,9 @@ ONE_LINE_FIELDS = {
 }
 
 
-def _control_problems(data: Any, path: tuple = (), field: str | None = None) -> list[tuple[tuple, str]]:
+def _control_problems(data: Any, path: YamlPath = (), field: str | None = None) -> list[tuple[YamlPath, str]]:
     """(path, message) for every string (keys too) holding a control character it may not hold."""
-    found: list[tuple[tuple, str]] = []
+    found: list[tuple[YamlPath, str]] = []
     if isinstance(data, str):
         pattern = _CONTROL_IN_LINE if field in ONE_LINE_FIELDS else _CONTROL_IN_PROSE
         bad = pattern.search(data)
@@ -124,7 +124,7 @@ def _control_problems(data: Any, path: tuple = (), field: str | None = None) -> 
 
 
 class _Builder:
-    def __init__(self, content_dir: Path):
+    def __init__(self, content_dir: Path) -> None:
         self.dir = content_dir
         self.report = _Reporter()
         self.files: dict[str, YamlFile] = {}
@@ -171,7 +171,8 @@ class _Builder:
                 sections.append(section)
         glossary = self.glossary(self.dir / str(data.get("glossary", "glossary.yaml")))
         policy = self.policy(self.dir / str(data.get("policy", "policy.yaml")))
-        source = data.get("source") if isinstance(data.get("source"), dict) else {}
+        raw_source = data.get("source")
+        source: dict[Any, Any] = raw_source if isinstance(raw_source, dict) else {}
         if self.report.problems or policy is None:
             return None
         guide = Guide(
@@ -192,7 +193,7 @@ class _Builder:
         if yf is None:
             return None
         data = yf.data
-        add = lambda p, m: self.report.add(yf, p, m)  # noqa: E731 - local shorthand
+        add: Callable[[YamlPath, str], None] = lambda p, m: self.report.add(yf, p, m)  # noqa: E731 - local shorthand
         if not isinstance(data, dict):
             add((), "a section file must be a mapping")
             return None
@@ -233,8 +234,8 @@ class _Builder:
             source_file=yf.display,
         )
 
-    def subsection(self, yf: YamlFile, where: tuple, data: Any, sid: str, stitle: str) -> Subsection | None:
-        add = lambda p, m: self.report.add(yf, where + p, m)  # noqa: E731
+    def subsection(self, yf: YamlFile, where: YamlPath, data: Any, sid: str, stitle: str) -> Subsection | None:
+        add: Callable[[YamlPath, str], None] = lambda p, m: self.report.add(yf, where + p, m)  # noqa: E731
         if not isinstance(data, dict):
             add((), "a subsection must be a mapping with 'id', 'title' and 'entries'")
             return None
@@ -270,9 +271,9 @@ class _Builder:
             entries.append(entry)
         return Subsection(id=str(sub_id), title=sub_title, entries=tuple(entries))
 
-    def entry(self, yf: YamlFile, where: tuple, data: Any, sid: str, stitle: str, sub_id: str,
+    def entry(self, yf: YamlFile, where: YamlPath, data: Any, sid: str, stitle: str, sub_id: str,
               sub_title: str | None) -> Entry | None:
-        add: Callable[[tuple, str], None] = lambda p, m: self.report.add(yf, where + p, m)  # noqa: E731
+        add: Callable[[YamlPath, str], None] = lambda p, m: self.report.add(yf, where + p, m)  # noqa: E731
         if not isinstance(data, dict):
             add((), "an entry must be a mapping")
             return None
@@ -354,7 +355,7 @@ class _Builder:
         self.index += 1
         return entry
 
-    def claims(self, add: Callable[[tuple, str], None], raw: Any) -> tuple[Claim, ...]:
+    def claims(self, add: Callable[[YamlPath, str], None], raw: Any) -> tuple[Claim, ...]:
         if raw is None:
             return ()
         if not isinstance(raw, list):
@@ -374,7 +375,7 @@ class _Builder:
             claims.append(Claim(**{k: str(claim[k]) for k in ("value",) + CLAIM_FIELDS}))
         return tuple(claims)
 
-    def try_it(self, add: Callable[[tuple, str], None], raw: Any) -> TryIt | None:
+    def try_it(self, add: Callable[[YamlPath, str], None], raw: Any) -> TryIt | None:
         if raw is None:
             return None
         if not isinstance(raw, dict) or not isinstance(raw.get("calc"), str):

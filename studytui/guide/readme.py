@@ -13,9 +13,12 @@ import datetime as _dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from studytui.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token  # markdown_it is imported when a README is parsed
 
 MAX_README_BYTES = 1024 * 1024  # the real README is tens of kilobytes
 PARSE_SECONDS = 10.0  # hostile Markdown (200k unclosed brackets) can take that long; the real one ~0.05 s
@@ -158,11 +161,11 @@ def _absolute(href: str) -> str | None:
     return REPO_BLOB + href.lstrip("./")
 
 
-def _plain(children: list[Any]) -> str:
+def _plain(children: list[Token]) -> str:
     return "".join(c.content for c in children if c.type in ("text", "code_inline")).strip()
 
 
-def _inline_parts(token: Any, first_line: int) -> list[tuple[str, Any]]:
+def _inline_parts(token: Token, first_line: int) -> list[tuple[str, Any]]:
     """The inline children as ('link', (title, href, line)) and ('text', str) parts."""
     parts: list[tuple[str, Any]] = []
     line = first_line
@@ -314,8 +317,8 @@ def parse_readme(text: str, path: str = "README.md") -> Readme:
                 item_seen.add(owner)
             sub = section.subsection(sub_title, sub_line)
             watch = "watchlist" in f"{sub_title or ''} {section.title}".lower()
-            links = [(t, _absolute(h), ln) for t, h, ln in _lead_links(parts)]
-            links = [(t, u, ln) for t, u, ln in links if u is not None]
+            resolved = [(t, _absolute(h), ln) for t, h, ln in _lead_links(parts)]
+            links = [(t, u, ln) for t, u, ln in resolved if u is not None]
             if len(links) == 1 and _looks_like_address(links[0][0]):
                 # The earliest layout names an entry in bold and links it by its address, on the
                 # same line ("**Title** - [github.com/x](...)") or in the list just below.
@@ -365,7 +368,7 @@ class _time_limit:
             signal.setitimer(signal.ITIMER_REAL, self.seconds)
             self.armed = True
 
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> Literal[False]:
         if self.armed:
             import signal
 

@@ -61,7 +61,7 @@ class SearchHit:
 class _Field:
     __slots__ = ("name", "words", "spaced", "compact", "weight")
 
-    def __init__(self, name: str, text: str):
+    def __init__(self, name: str, text: str) -> None:
         self.name = name
         split = words(text)
         self.words = frozenset(split)
@@ -73,7 +73,7 @@ class _Field:
 class _Doc:
     __slots__ = ("entry", "fields", "all_compact", "title_compact", "name_words", "name_spaced")
 
-    def __init__(self, entry: Entry):
+    def __init__(self, entry: Entry) -> None:
         self.entry = entry
         texts = {
             "title": " ".join((entry.title,) + entry.also_names),
@@ -169,7 +169,7 @@ def _is_abbreviation(term: str, word: str) -> bool:
 class SearchIndex:
     """Precomputed search fields for a list of entries; `search` is a few ms at 5,000 entries."""
 
-    def __init__(self, entries: Iterable[Entry]):
+    def __init__(self, entries: Iterable[Entry]) -> None:
         self.docs = [_Doc(e) for e in entries]
         self._vocabulary: dict[str, list[str]] | None = None  # by first letter, built on first typo
         # Every entry's compact text in one string, so finding the entries that hold a term is a
@@ -280,7 +280,8 @@ class SearchIndex:
             doc = self.docs[i]
             note = notes.get(doc.entry.id)
             fields = doc.fields + [note] if note is not None else doc.fields
-            score, field_hits = 0.0, {}
+            score = 0.0
+            field_hits: dict[str, float] = {}
             for term in plan:
                 best = 0.0
                 for f in fields:

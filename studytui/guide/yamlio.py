@@ -32,14 +32,19 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # Values (nodes) that aliases may add to one document, beyond the nodes written in the file.
 ALIAS_BUDGET = 100_000
 
+# Where a value is in a YAML file: the keys and list indexes leading to it (keys may be any scalar).
+YamlPath = tuple[object, ...]
 
-class AliasError(yaml.MarkedYAMLError):
+
+# PyYAML has no type information here (types-PyYAML is not a dependency), so its classes are Any.
+class AliasError(yaml.MarkedYAMLError):  # type: ignore[misc]  # subclassing Any: see above
     """Aliases that expand past ALIAS_BUDGET, or an alias inside its own anchor's value."""
 
 
-def _children(node: yaml.Node) -> list:
+def _children(node: yaml.Node) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
-        return node.value
+        items: list[Any] = node.value
+        return items
     if isinstance(node, yaml.MappingNode):
         return [child for pair in node.value for child in pair]
     return []
@@ -151,12 +156,13 @@ def load_user_yaml(path: Path, what: str) -> Any:
         raise UsageError(f"{path}{line}: not valid YAML ({problem})") from None
 
 
+# _Base is whichever safe loader this PyYAML has (a variable, and Any, to mypy).
 class StrictLoader(_Base):  # type: ignore[misc, valid-type]
     """The safe loader, stricter where silence would hide a mistake in content:
     a key given twice is an error (YAML would silently keep the second `url:`), and an integer
     too long for Python to read (a 5,000-digit `year:`) is an error at its line."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[object, yaml.Node] = {}
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
@@ -167,15 +173,17 @@ class StrictLoader(_Base):  # type: ignore[misc, valid-type]
                         None, None, f"duplicate key '{key_node.value}' (first given on line {first})", key_node.start_mark
                     )
                 seen[key] = key_node
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         try:
-            return super().construct_yaml_int(node)
+            value: int = super().construct_yaml_int(node)
         except ValueError:
             raise yaml.constructor.ConstructorError(
                 None, None, f"number too long ({len(node.value)} characters)", node.start_mark
             ) from None
+        return value
 
 
 StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
@@ -192,7 +200,7 @@ def load_yaml(text: str) -> Any:
 class YamlFile:
     """One parsed YAML file and a way to find the line of any value in it."""
 
-    def __init__(self, path: Path, display: str | None = None):
+    def __init__(self, path: Path, display: str | None = None) -> None:
         self.path = path
         self.display = display or str(path)
         from studytui.core import fileio
@@ -217,7 +225,7 @@ class YamlFile:
             raise ContentError([f"{self.display}:{line}: invalid YAML: {problem}"]) from None
         self._root: yaml.Node | None = None
 
-    def line_of(self, path: Sequence[str | int]) -> int:
+    def line_of(self, path: Sequence[object]) -> int:
         """1-based line of the value at `path` (keys and list indexes); the nearest parent if absent."""
         if self._root is None:
             try:
@@ -243,5 +251,5 @@ class YamlFile:
             node = child
         return line
 
-    def where(self, path: Sequence[str | int]) -> str:
+    def where(self, path: Sequence[object]) -> str:
         return f"{self.display}:{self.line_of(path)}"

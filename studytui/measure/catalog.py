@@ -72,15 +72,17 @@ def figures_from_entry(entry: dict[str, Any]) -> VendorFigures:
             number = _number(value)
             if number is not None:
                 peaks[str(dtype)] = number
-    mem_bw = None
-    if _number(entry.get("memory_bw_tbs")) is not None:
-        mem_bw = _number(entry["memory_bw_tbs"]) * 1e12  # type: ignore[operator]
-    elif _number(entry.get("mem_bw")) is not None:
-        mem_bw = _number(entry["mem_bw"])
+    mem_bw: float | None
+    bw_tbs = _number(entry.get("memory_bw_tbs"))
+    if bw_tbs is not None:
+        mem_bw = bw_tbs * 1e12
+    else:
+        mem_bw = _number(entry.get("mem_bw"))
     link = None
     interconnect = entry.get("interconnect")
-    if isinstance(interconnect, dict) and _number(interconnect.get("bw_gbs")) is not None:
-        link = _number(interconnect["bw_gbs"]) * 1e9 / 2  # type: ignore[operator]
+    link_gbs = _number(interconnect.get("bw_gbs")) if isinstance(interconnect, dict) else None
+    if link_gbs is not None:
+        link = link_gbs * 1e9 / 2
     sources = entry.get("sources") or []
     return VendorFigures(
         id=str(entry["id"]),

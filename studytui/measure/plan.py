@@ -47,6 +47,9 @@ def make_plan(
     `collectives_sweep` measures all four collectives from 1 MiB to 8 GiB, so both the
     latency-bound and the bandwidth-bound regimes show.
     """
+    bandwidth: tuple[int, ...]
+    gemm: tuple[int, ...]
+    collectives: tuple[int, ...]
     if quick:
         bandwidth = (256 * MiB, 1 * GiB)
         gemm = (4096, 8192)
@@ -69,7 +72,7 @@ def make_plan(
         if fitting_gemm != gemm:
             notes.append("matrix sizes limited by device memory")
         gemm = fitting_gemm or (min(gemm),)
-    ops = COLLECTIVE_OPS
+    ops: tuple[str, ...] = COLLECTIVE_OPS
     if collectives_sweep:
         ops, collectives = SWEEP_OPS, SWEEP_BYTES
         if device_memory_bytes:

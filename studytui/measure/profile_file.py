@@ -54,7 +54,8 @@ def dump(profile: dict[str, Any]) -> str:
         "# Measured by `studytui measure`: what this GPU achieved, under the guide's rule (hardware,\n"
         "# workload, precision, baseline, correctness). Each run is one machine on one day.\n"
     )
-    return header + yaml.safe_dump(profile, sort_keys=False, allow_unicode=True, width=100)
+    body: str = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True, width=100)
+    return header + body
 
 
 def write_run(path: Path, run: dict[str, Any], accelerator_id: str | None) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from studytui.measure.backend import Backend, Check, CollectiveMeasurement
+from studytui.measure.backend import Backend, Case, Check, CollectiveMeasurement
 from studytui.measure.catalog import VendorFigures
 from studytui.measure.plan import GiB, MeasurePlan, MiB
 from studytui.measure.stats import all_positive_finite, spread
@@ -134,7 +134,7 @@ def judge(
     return result
 
 
-def _measure_case(backend: Backend, make_case: Callable[[], Any], warmup: int, reps: int) -> tuple[list[float], Check]:
+def _measure_case(backend: Backend, make_case: Callable[[], Case], warmup: int, reps: int) -> tuple[list[float], Check]:
     case = make_case()
     try:
         times = backend.time_case(case, warmup, reps)
@@ -168,10 +168,12 @@ def run_plan(
         for kind in BANDWIDTH_CASES:
             rid = f"hbm-{kind}-{size_label(nbytes)}"
             progress(f"  {rid}")
+
+            def bandwidth_case(kind: str = kind, nbytes: int = nbytes) -> Case:  # bound to this case (B023)
+                return backend.bandwidth_case(kind, nbytes)
+
             try:
-                times, check = _measure_case(
-                    backend, lambda kind=kind, nbytes=nbytes: backend.bandwidth_case(kind, nbytes), plan.warmup, plan.repetitions
-                )
+                times, check = _measure_case(backend, bandwidth_case, plan.warmup, plan.repetitions)
             except Exception as exc:  # noqa: BLE001 - any failure of one case is recorded, not fatal
                 _skip(skipped, rid, exc, progress)
                 continue
@@ -196,13 +198,12 @@ def run_plan(
                 skipped.append({"id": rid, "reason": f"{precision} matrix multiply not supported by this GPU or backend"})
                 continue
             progress(f"  {rid}")
+
+            def gemm_case(precision: str = precision, size: int = size) -> Case:  # bound to this case (B023)
+                return backend.gemm_case(precision, size, size, size)
+
             try:
-                times, check = _measure_case(
-                    backend,
-                    lambda precision=precision, size=size: backend.gemm_case(precision, size, size, size),
-                    plan.warmup,
-                    plan.gemm_repetitions,
-                )
+                times, check = _measure_case(backend, gemm_case, plan.warmup, plan.gemm_repetitions)
             except Exception as exc:  # noqa: BLE001
                 _skip(skipped, rid, exc, progress)
                 continue

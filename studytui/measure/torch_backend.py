@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
 from studytui import __version__
-from studytui.measure.backend import BackendUnavailable, Check, CollectiveMeasurement
+from studytui.measure.backend import BackendUnavailable, Case, Check, CollectiveMeasurement
 
 # Relative Frobenius error allowed for each precision, against a float64 product of the same
 # (already rounded) inputs. Output rounding dominates: bf16 keeps 8 significant bits (unit
@@ -260,7 +260,8 @@ class TorchCudaBackend:
         return [p for p in precisions if p]
 
     def gpu_count(self) -> int:
-        return torch.cuda.device_count()
+        count: int = torch.cuda.device_count()
+        return count
 
     # -- cases -------------------------------------------------------------------------------
     def bandwidth_case(self, kind: str, nbytes: int) -> BandwidthCase:
@@ -269,7 +270,7 @@ class TorchCudaBackend:
     def gemm_case(self, precision: str, m: int, n: int, k: int) -> GemmCase:
         return GemmCase(self, precision, m, n, k)
 
-    def time_case(self, case: Any, warmup: int, repetitions: int) -> list[float]:
+    def time_case(self, case: Case, warmup: int, repetitions: int) -> list[float]:
         if not self._ramped:
             ramp_up()
             self._ramped = True
@@ -283,7 +284,7 @@ class TorchCudaBackend:
         return run_collectives(list(ops), list(sizes), warmup, repetitions, world or torch.cuda.device_count())
 
 
-def time_with_events(fn: Any, warmup: int, repetitions: int, min_warmup_s: float = 0.2) -> list[float]:
+def time_with_events(fn: Callable[[], object], warmup: int, repetitions: int, min_warmup_s: float = 0.2) -> list[float]:
     """Seconds per call of `fn`, each bracketed by CUDA events, after warm-up.
 
     Warm-up is at least `warmup` calls and at least `min_warmup_s` of wall time, so the clocks

@@ -8,20 +8,24 @@ relative tolerance can grade), or when a choice problem's answer is not one of i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from studytui.practice.model import Problem, TemplateError, render
+
+if TYPE_CHECKING:
+    from studytui.guide.model import Guide
+    from studytui.guide.yamlio import YamlFile, YamlPath
 
 CHECK_SEEDS = tuple(range(12))
 
 
-def seeds_for(problem, seeds: Iterable[int] = CHECK_SEEDS) -> list[int]:
+def seeds_for(problem: Problem, seeds: Iterable[int] = CHECK_SEEDS) -> list[int]:
     return list(seeds)
 
 
-def _template_field(p: Problem, values: dict) -> tuple:
+def _template_field(p: Problem, values: dict[str, Any]) -> YamlPath:
     """The path of the first field whose template fails (for its line number)."""
-    fields: list[tuple[tuple, str]] = [(("question",), p.question)]
+    fields: list[tuple[YamlPath, str]] = [(("question",), p.question)]
     fields += [(("choices", i), c) for i, c in enumerate(p.choices)]
     fields += [(("calc", "args", k), str(v)) for k, v in p.calc_args.items()]
     fields += [(("hints", i), h) for i, h in enumerate(p.hints)] + [(("notice",), p.notice)]
@@ -35,7 +39,7 @@ def _template_field(p: Problem, values: dict) -> tuple:
     return ("id",)
 
 
-def check_problems(content_dir: str | Path, guide=None, seeds: Iterable[int] = CHECK_SEEDS) -> list[str]:
+def check_problems(content_dir: str | Path, guide: Guide | None = None, seeds: Iterable[int] = CHECK_SEEDS) -> list[str]:
     from studytui.calc.forms import CALCULATORS
     from studytui.practice.grading import ProblemBroken, expected
     from studytui.practice.loader import parse_problems
@@ -47,7 +51,7 @@ def check_problems(content_dir: str | Path, guide=None, seeds: Iterable[int] = C
     for p in parsed.problems:
         yf = parsed.files.get(p.source_file)
 
-        def at(*path, p=p, yf=yf) -> str:  # bound to this problem (B023)
+        def at(*path: object, p: Problem = p, yf: YamlFile | None = yf) -> str:  # bound to this problem (B023)
             return f"{p.source_file}:{yf.line_of(('problems', p.index, *path))}" if yf is not None else p.source_file
         if section_ids is not None and p.section_id not in section_ids:
             out.append(f"{at()}: problem '{p.id}': section '{p.section_id}' is not a section of the guide")

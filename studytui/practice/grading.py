@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytui.core.errors import UsageError
 from studytui.practice.answers import format_value, parse_answer
 from studytui.practice.model import Variant
+
+if TYPE_CHECKING:
+    from studytui.calc.result import Result
 
 
 class ProblemBroken(UsageError):
@@ -52,7 +55,7 @@ def _label(value: Any) -> str:
     return str(value).strip().lower()
 
 
-def _run(variant: Variant, args: dict[str, str]) -> Any:
+def _run(variant: Variant, args: dict[str, str]) -> Result:
     from studytui.calc.forms import run
 
     p = variant.problem
@@ -62,7 +65,7 @@ def _run(variant: Variant, args: dict[str, str]) -> Any:
         raise ProblemBroken(f"problem '{p.id}' (seed {variant.seed}): the {p.calc_name} calculator refused it: {exc}") from None
 
 
-def _number(variant: Variant, result: Any) -> float:
+def _number(variant: Variant, result: Result) -> float:
     p = variant.problem
     if p.answer_key not in result.values:
         raise ProblemBroken(f"problem '{p.id}': the {p.calc_name} calculator has no result '{p.answer_key}'")

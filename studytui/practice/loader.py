@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from studytui.core.errors import ContentError
-from studytui.guide.yamlio import YamlFile
+from studytui.guide.yamlio import YamlFile, YamlPath
 from studytui.practice.answers import UNITS
 from studytui.practice.model import DEFAULT_TOLERANCE, KINDS, MAX_HINTS, PICKS, Problem
 
@@ -55,11 +55,11 @@ def _display(path: Path, root: Path) -> str:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def _text(value: Any) -> bool:
+def _text(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
-def _controls(raw: Any, path: tuple = ()) -> list[tuple]:
+def _controls(raw: Any, path: YamlPath = ()) -> list[YamlPath]:
     """Paths of strings holding control characters (an escape sequence must never reach a terminal)."""
     if isinstance(raw, str):
         return [path] if _CONTROL.search(raw) else []
@@ -75,14 +75,14 @@ def _scalar(value: Any) -> bool:
 
 
 class _Reader:
-    def __init__(self, yf: YamlFile, errors: list[str]):
+    def __init__(self, yf: YamlFile, errors: list[str]) -> None:
         self.yf, self.errors = yf, errors
 
-    def add(self, path: tuple[str | int, ...], message: str) -> None:
+    def add(self, path: YamlPath, message: str) -> None:
         self.errors.append(f"{self.yf.where(path)}: {message}")
 
     def problem(self, index: int, raw: Any, section_id: str) -> Problem | None:
-        where: tuple[str | int, ...] = ("problems", index)
+        where: YamlPath = ("problems", index)
         if not isinstance(raw, dict):
             self.add(where, "a problem must be a mapping")
             return None
@@ -92,7 +92,8 @@ class _Reader:
         for key in raw:
             if key not in PROBLEM_KEYS:
                 self.add(where + (key,), f"unknown field '{key}' (fields: {', '.join(sorted(PROBLEM_KEYS))})")
-        pid = raw.get("id")
+        # YAML values, checked as they are read: a Problem is built only when none was reported.
+        pid: Any = raw.get("id")
         if not (_text(pid) and pid == pid.strip().lower() and " " not in pid):
             self.add(where + ("id",), "id must be a lower-case slug such as 'decode-floor'")
         for key in ("title", "question"):
@@ -107,6 +108,10 @@ class _Reader:
             self.add(where + ("kind",), f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
         params = self.params(where, raw.get("params", {}))
         calc = raw.get("calc")
+        name: Any
+        args: Any
+        answer: Any
+        pick: Any
         name = args = answer = pick = None
         if not isinstance(calc, dict):
             self.add(where + ("calc",), "'calc' must be a mapping with name, args and answer")
@@ -163,7 +168,7 @@ class _Reader:
             source_file=self.yf.display, index=index,  # the line is found only when a message needs it
         )
 
-    def params(self, where: tuple, raw: Any) -> dict[str, tuple[Any, ...]]:
+    def params(self, where: YamlPath, raw: Any) -> dict[str, tuple[Any, ...]]:
         if raw is None:
             return {}
         if not isinstance(raw, dict):

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from studytui.store.attempts import Attempt
+
+if TYPE_CHECKING:
+    from fsrs import Scheduler  # imported when first needed: nothing practised, nothing imported
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,7 @@ class Review:
 RELEARN = _dt.timedelta(minutes=10)
 
 
-def _scheduler():
+def _scheduler() -> Scheduler:
     from fsrs import Scheduler
 
     return Scheduler(learning_steps=(RELEARN,), relearning_steps=(RELEARN,), enable_fuzzing=False)
@@ -110,7 +113,7 @@ class Mastery:
     def share(self) -> float:
         return self.mastered / self.problems if self.problems else 0.0
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "section_id": self.section_id, "problems": self.problems, "attempted": self.attempted,
             "mastered": self.mastered, "mastery": round(self.share, 4), "due": self.due,

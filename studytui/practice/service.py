@@ -4,7 +4,7 @@ due reviews and mastery. Shared by the command line and the app (no Textual, no 
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from studytui.core.errors import UsageError
 from studytui.practice import schedule
@@ -12,6 +12,10 @@ from studytui.practice.grading import Grade, grade
 from studytui.practice.loader import ProblemSet, load_problems
 from studytui.practice.model import SEED_LIMIT, Problem, Variant
 from studytui.store.attempts import Attempt
+
+if TYPE_CHECKING:
+    from studytui.guide.model import Guide, Section
+    from studytui.store.store import Store
 
 REVEALED = "(solution shown)"  # the answer recorded when a learner asks for the solution first
 
@@ -33,7 +37,7 @@ def check_seed(seed: Any) -> int:
 
 
 class Practice:
-    def __init__(self, guide: Any, store: Any, problems: ProblemSet | None = None,
+    def __init__(self, guide: Guide, store: Store, problems: ProblemSet | None = None,
                  now: Callable[[], _dt.datetime] = _utcnow) -> None:
         self.guide = guide
         self.store = store
@@ -52,7 +56,7 @@ class Practice:
             raise UsageError(f"unknown problem id '{problem_id}' (see 'studytui practice' for the list)")
         return found
 
-    def section(self, key: str):
+    def section(self, key: str) -> Section:
         return self.guide.resolve_section(key)
 
     def for_section(self, section_id: str) -> list[Problem]:

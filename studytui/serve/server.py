@@ -524,13 +524,13 @@ def serve(host: str, port: int, data_dir: str | None, content: str | None, token
     except ModuleNotFoundError:
         raise UsageError(INSTALL_HINT) from None
     from studytui.core.paths import data_dir as resolve_data_dir
-    from studytui.guide import load_guide
-    from studytui.store import open_store
+    from studytui.study.workspace import open_workspace
 
-    # Fail here, as one line in the terminal, rather than later inside a browser tab.
-    load_guide(content)
+    # Fail here, as one line in the terminal, rather than later inside a browser tab (which opens
+    # the same workspace again, through studytui.tui.launch).
+    _guide, store = open_workspace(content, data_dir)
+    store.close()
     data = resolve_data_dir(data_dir).expanduser().resolve()
-    open_store(data).close()
     server = server_class(app_command(data, content), host=host, port=port, token=token, max_tabs=max_tabs, data=data)
     sys.unraisablehook = quiet_closed_loop(sys.unraisablehook)
     try:

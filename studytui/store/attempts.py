@@ -27,7 +27,9 @@ class Attempt(NamedTuple):
         }
 
 
-def check_attempt(problem_id: Any, seed: Any, answer: Any, correct: Any, relative_error: Any, where: str = "attempt") -> tuple:
+def check_attempt(
+    problem_id: Any, seed: Any, answer: Any, correct: Any, relative_error: Any, where: str = "attempt"
+) -> tuple[str, int, str, bool, float | None]:
     if not isinstance(problem_id, str) or not problem_id.strip():
         raise UsageError(f"{where}.problem_id must be a non-empty string")
     check_text(problem_id, f"{where}.problem_id")

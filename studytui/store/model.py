@@ -75,17 +75,17 @@ def note_size_text(size: int) -> str:
 
 def check_note(text: Any, what: str = "note", tail: str = "; not saved") -> str:
     """`check_text`, and at most NOTE_LIMIT bytes as UTF-8 (NoteTooLarge past it)."""
-    check_text(text, what)
+    checked = check_text(text, what)
     # A character is at most 4 bytes in UTF-8: shorter texts need no encoding to be measured.
-    if len(text) > NOTE_LIMIT // 4:
-        size = len(text.encode("utf-8"))
+    if len(checked) > NOTE_LIMIT // 4:
+        size = len(checked.encode("utf-8"))
         if size > NOTE_LIMIT:
             from studytui.core.fileio import size_text
 
             raise NoteTooLarge(
                 f"{what} is {note_size_text(size)}, more than the {size_text(NOTE_LIMIT)} a note can hold{tail}"
             )
-    return text
+    return checked
 
 
 def check_text(text: Any, what: str = "note") -> str:

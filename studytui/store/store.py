@@ -46,6 +46,10 @@ EXPORT_FORMAT = "studytui-progress"
 EXPORT_VERSION = 1
 BUSY_TIMEOUT_MS = 5000
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# SQLite's primary result codes (sqlite3 names them only from Python 3.11, as it does
+# `sqlite_errorcode`: before that no error carries a code and these are never matched).
+_SQLITE_IOERR = 10
+_SQLITE_FULL = 13
 _ENTRY_COLUMNS = "entry_id, state, state_changed_at, last_opened_at, note, note_updated_at"
 
 
@@ -53,7 +57,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
 
 
-def _progress(row: tuple) -> EntryProgress:
+def _progress(row: tuple[Any, ...]) -> EntryProgress:
     """A stored row; a state that is not one of ours (a hand-edited file) reads as pending."""
     p = EntryProgress(*row)
     return p if p.state in STATES else p._replace(state=DEFAULT_STATE)
@@ -204,7 +208,8 @@ class Store:
             "check_same_thread": False,
         }
         if not self.read_only:
-            return sqlite3.connect(str(self.path), **options)
+            conn: sqlite3.Connection = sqlite3.connect(str(self.path), **options)
+            return conn
         uri = self.path.resolve().as_uri()
         conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, **options)
         try:
@@ -214,7 +219,8 @@ class Store:
             conn.close()
         # A WAL database in a directory nobody can write: SQLite cannot create its shared-memory
         # file there, so read the file as immutable (no writer can exist on a read-only medium).
-        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, **options)
+        conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, **options)
+        return conn
 
     def _connect(self) -> sqlite3.Connection:
         self._check_file()
@@ -324,12 +330,12 @@ class Store:
                 f"{self.path} stayed locked by another studytui process for over "
                 f"{BUSY_TIMEOUT_MS // 1000} s; nothing was changed - try again"
             )
-        if code == sqlite3.SQLITE_FULL or "disk is full" in lowered:
+        if code == _SQLITE_FULL or "disk is full" in lowered:
             return StoreError(
                 f"the disk holding {self.path} is full: this change was not saved, and nothing saved "
                 "before was lost - free some space and try again"
             )
-        if code == sqlite3.SQLITE_IOERR or "disk i/o error" in lowered:
+        if code == _SQLITE_IOERR or "disk i/o error" in lowered:
             return StoreError(f"cannot read or write {self.path} ({message}); nothing was changed - try again")
         if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in lowered or "readonly" in lowered):
             return StoreError(f"cannot write {self.path} ({message}); check the data directory's permissions")
@@ -502,6 +508,7 @@ class Store:
 
     def events(self, entry_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
         """The event log, oldest first; with `limit`, the newest `limit` events (still oldest first)."""
+        params: list[Any]
         where, params = ("WHERE entry_id = ?", [entry_id]) if entry_id is not None else ("", [])
         sql = f"SELECT id, at, kind, entry_id, section_id, data FROM events {where} ORDER BY at DESC, id DESC"
         if limit is not None:
@@ -742,7 +749,7 @@ class Store:
 
     # -- export / import --------------------------------------------------------------------
 
-    def _rows(self, conn: sqlite3.Connection, sql: str, key: Callable[[tuple], Any]) -> list[tuple]:
+    def _rows(self, conn: sqlite3.Connection, sql: str, key: Callable[[tuple[Any, ...]], Any]) -> list[tuple[Any, ...]]:
         """All rows of `sql` (which ends in "ORDER BY id" or similar). In a damaged file, every
         row that can still be read: forwards up to the damage, then backwards from the end."""
         if not self.damaged:
@@ -752,7 +759,7 @@ class Store:
                 if self._older_schema and "no such table" in str(exc):
                     return []
                 raise
-        rows: dict[Any, tuple] = {}
+        rows: dict[Any, tuple[Any, ...]] = {}
         for order in ("", " DESC"):
             try:
                 for row in conn.execute(sql + order):
@@ -911,8 +918,8 @@ class Store:
                     seen.add(key)
                     conn.execute("INSERT INTO events (at, kind, entry_id, section_id, data) VALUES (?, ?, ?, ?, ?)", key)
                     report.events_added += 1
-            for key, value in parsed.ui.items():
-                conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (key, _dumps(value)))
+            for ui_key, value in parsed.ui.items():
+                conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (ui_key, _dumps(value)))
             for a in parsed.attempts:
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
@@ -979,11 +986,11 @@ def _parse_export(data: Any) -> _ParsedExport:
             raise UsageError(f"'{key}' must be a list")
         return value
 
-    def opt_text(obj: dict, key: str, where: str) -> str | None:
+    def opt_text(obj: dict[str, Any], key: str, where: str) -> str | None:
         value = obj.get(key)
         return None if value is None else check_text(value, f"{where}.{key}")
 
-    def opt_note(obj: dict, where: str) -> str:
+    def opt_note(obj: dict[str, Any], where: str) -> str:
         value = obj.get("note")
         return "" if value is None else check_note(value, f"{where}.note", tail="")
 

@@ -13,10 +13,11 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 
@@ -28,8 +29,14 @@ from studytui.study.flow import Summary
 from studytui.study.session import Change, NoteDraft, NotesNotSaved, StudySession
 from studytui.tui.compat import use_no_color_filter, write_to_terminal
 from studytui.tui.format import visible_controls
+from studytui.tui.host import PracticeStatus, StudyHost
 from studytui.tui.keyroute import KeyRouting
+from studytui.tui.messages import MasteryChanged, PlanChanged
 from studytui.tui.registry import Registry, build_registry
+
+if TYPE_CHECKING:
+    from studytui.guide.search import SearchIndex
+    from studytui.tui.screens.main import MainScreen
 
 # The three themes `t` cycles through: dark, light, and one drawn in the terminal's own palette.
 STUDY_THEMES = ("textual-dark", "textual-light", "ansi-dark", "studytui-high-contrast")
@@ -42,8 +49,10 @@ DROPPED_SYSTEM_COMMANDS = frozenset({"Theme"})
 EXTERNAL_CHECK_SECONDS = 1.0
 
 
-class StudyApp(KeyRouting, App[None]):
-    """Study the guide in order, take notes, jump by keyword, hand off to the source."""
+class StudyApp(KeyRouting, App[None], StudyHost):
+    """Study the guide in order, take notes, jump by keyword, hand off to the source.
+
+    Screens, widgets and plug-ins see it only as a `StudyHost` (studytui.tui.host)."""
 
     CSS_PATH = Path(__file__).with_name("studytui.tcss")  # absolute: subclasses live elsewhere
     TITLE = "studytui"
@@ -84,14 +93,15 @@ class StudyApp(KeyRouting, App[None]):
         self.environ: Mapping[str, str] = os.environ if environ is None else environ
         self.platform = sys.platform if platform is None else platform
         self.cursor_blink = cursor_blink
-        self._search_index: Any = None
+        self._search_index: SearchIndex | None = None
         # Every change to progress or notes, from this app or from elsewhere: the views
         # (tree, detail pane, note panel, status line) subscribe and redraw what it names.
         self.study_changed: Signal[Change] = Signal(self, "study-changed")
         # Called before the session saves, so the text on screen is what gets saved (the
-        # note panel registers it while it exists).
-        self.sync_draft: Callable[[], None] = lambda: None
-        self.practice_state: Any = None  # studytui.tui.practice.PracticeState, loaded after the first frame
+        # note panel registers it while it exists: set_draft_source).
+        self.sync_draft: Callable[[], None] = _no_draft_source
+        # The practice plug-in's state (studytui.tui.practice.PracticeState), loaded after the first frame.
+        self._practice_state: PracticeStatus | None = None
         # Run once, right after the main screen's first frame is on the terminal (the launcher
         # uses this to resume garbage collection, paused for a faster start).
         self.after_first_frame: list[Callable[[], None]] = []
@@ -194,7 +204,7 @@ class StudyApp(KeyRouting, App[None]):
             return False
         return True
 
-    def say(self, message: str, *, title: str = "", severity: Any = "information", timeout: float | None = None) -> None:
+    def say(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None) -> None:
         """A notification whose text may come from the learner, the content or a path: shown
         as typed (no markup, control characters made visible)."""
         self.notify(visible_controls(message), title=title, severity=severity, timeout=timeout, markup=False)
@@ -276,6 +286,15 @@ class StudyApp(KeyRouting, App[None]):
         """Add text at the end of a note (a calculation): the note being typed is saved first."""
         return self.run_session(self.session.append_note, entry_id, text)
 
+    def set_draft_source(self, sync: Callable[[], None]) -> None:
+        """The note panel's way to give the text on screen before every save."""
+        self.sync_draft = sync
+
+    def release_draft_source(self, sync: Callable[[], None]) -> None:
+        """A removed note panel has no text on screen to give (a newer panel's source stays)."""
+        if self.sync_draft == sync:
+            self.sync_draft = _no_draft_source
+
     def run_editor(self, argv: list[str]) -> int:
         """Run an external editor with the terminal handed over to it."""
         import subprocess
@@ -285,36 +304,29 @@ class StudyApp(KeyRouting, App[None]):
 
     def edit_note_externally(self, entry: Entry) -> str | None:
         """Open the note in $VISUAL/$EDITOR; returns the new text, or None when nothing changed.
-        If the stored note changes while the editor is open, both versions are kept."""
-        import shlex
-        import tempfile
+        If the stored note changes while the editor is open, both versions are kept. The round
+        trip and its policy are the command line's (`studytui.core.fileio.edit_in_editor`)."""
+        from studytui.core.fileio import edit_in_editor
+        from studytui.store.model import NOTE_LIMIT
 
         self.switch_note(entry.id)
         self.flush_note()
-        editor = self.environ.get("VISUAL") or self.environ.get("EDITOR") or "vi"
         before = self.draft.text  # what the learner last wrote, saved or not
         base = self.draft.base
-        with tempfile.TemporaryDirectory(prefix="studytui-") as tmp:
-            path = Path(tmp) / f"{entry.id}.md"
-            path.write_text(before, encoding="utf-8")
-            try:
-                code = self.run_editor([*shlex.split(editor), str(path)])
-            except Exception as exc:  # SuspendNotSupported, editor missing, ...
-                self.say(f"Could not run the editor '{editor}': {exc}", severity="error")
-                return None
-            try:
-                after = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                self.say(f"Could not read the edited note back ({exc}); the note was kept as it was.", severity="error")
-                return None
-        if code != 0:
-            self.notify(f"The editor exited with status {code}; the note was kept as it was.", severity="warning")
+        try:
+            edited = edit_in_editor(before, entry.id, limit=NOTE_LIMIT, environ=self.environ, run=self.run_editor,
+                                    hint=", or press e to write the note here")
+        except StudyError as exc:  # no editor set, it failed, or its text could not be taken (kept in a named file)
+            self.say(str(exc), severity="error")
             return None
-        if after == before:
+        if edited.text == before:
+            edited.discard()
             return None
         # Compare-and-set against what the editor started from: a note changed elsewhere while
-        # the editor was open is kept next to the edited text, never overwritten.
-        self.run_session(self.session.save_note, entry.id, after, base)
+        # the editor was open is kept next to the edited text, never overwritten. A refused save
+        # keeps the text in the session (and in a private file on exit), as typing does.
+        self.run_session(self.session.save_note, entry.id, edited.text, base)
+        edited.discard()
         return self.draft.text
 
     # --- progress -----------------------------------------------------------------------------
@@ -326,6 +338,30 @@ class StudyApp(KeyRouting, App[None]):
 
     def next_pending(self, after: Entry | None) -> Entry | None:
         return self.session.next_entry(after)
+
+    # --- practice (the plug-in studytui.tui.practice keeps its state here) -----------------------
+    @property
+    def practice_state(self) -> PracticeStatus | None:
+        return self._practice_state
+
+    @practice_state.setter
+    def practice_state(self, state: PracticeStatus | None) -> None:
+        self._practice_state = state
+
+    def set_practice_state(self, state: PracticeStatus | None) -> None:
+        self._practice_state = state
+
+    def on_mastery_changed(self, message: MasteryChanged) -> None:
+        """Posted by the practice plug-in: the main screen shows mastery in its tree and status line."""
+        main = self.main_screen
+        if main is not None:
+            main.post_message(MasteryChanged(message.mastery))  # the main screen stops it there
+
+    def on_plan_changed(self, message: PlanChanged) -> None:
+        """Posted by the plan plug-in (studytui.tui.plan): the main screen's header shows the finish date."""
+        main = self.main_screen
+        if main is not None:
+            main.post_message(PlanChanged(message.label))  # the main screen stops it there
 
     # --- hand-off -----------------------------------------------------------------------------
     def write_to_terminal(self, sequence: str) -> None:
@@ -377,7 +413,7 @@ class StudyApp(KeyRouting, App[None]):
 
     # --- navigation and screens -----------------------------------------------------------------
     @property
-    def search_index(self) -> Any:
+    def search_index(self) -> SearchIndex:
         """The keyword index over the guide, built on first use (after the first frame)."""
         if self._search_index is None:
             from studytui.guide.search import SearchIndex
@@ -391,6 +427,10 @@ class StudyApp(KeyRouting, App[None]):
     def current_entry(self) -> Entry | None:
         main = self.main_screen
         return main.current_entry if main is not None else None
+
+    def current_section(self) -> Section | None:
+        main = self.main_screen
+        return main.current_section if main is not None else None
 
     def jump_to(self, entry_id: str) -> None:
         entry = self.guide.get(entry_id)
@@ -414,7 +454,7 @@ class StudyApp(KeyRouting, App[None]):
             main.show_section(section)
 
     @property
-    def main_screen(self) -> Any:
+    def main_screen(self) -> MainScreen | None:
         """The MainScreen, wherever it is in the screen stack (None before it is pushed)."""
         from studytui.tui.screens.main import MainScreen
 
@@ -488,6 +528,10 @@ class StudyApp(KeyRouting, App[None]):
         for command in super().get_system_commands(screen):
             if command.title not in DROPPED_SYSTEM_COMMANDS:
                 yield command
+
+
+def _no_draft_source() -> None:
+    """No note panel: no text on screen to give."""
 
 
 def _study_commands() -> Any:

@@ -3,7 +3,7 @@
 Entries are found with the guide's own SearchIndex (the same ranking as `/`), so the palette stays
 fast with thousands of entries; everything else goes through Textual's fuzzy matcher.
 
-This is the palette's only provider (StudyApp.COMMANDS): the app's system commands (the themes,
+This is the palette's only provider (the study app's COMMANDS): the app's system commands (the themes,
 then Textual's Keys, Maximize, Screenshot, Quit) are listed here too, after the study commands.
 Textual runs providers side by side and shows discovery hits as they arrive, so with its own
 system provider beside this one, Keys and Screenshot came before the entries and sections.
@@ -12,14 +12,15 @@ system provider beside this one, Keys and Screenshot came before the entries and
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Callable, Iterator, cast
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from studytui.tui.host import StudyHost, study_host
+
 if TYPE_CHECKING:
     from studytui.guide.model import Entry
-    from studytui.tui.app import StudyApp
 
 ENTRY_HITS = 20
 
@@ -28,12 +29,12 @@ class StudyCommands(Provider):
     """Commands for studying the guide."""
 
     @property
-    def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)
+    def host(self) -> StudyHost:
+        return study_host(self.app)
 
     def _fixed_commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
         """(title, callback, help) for every command that is not a single entry."""
-        app = self.study_app
+        app = self.host
         # From where the learner really is (what they last marked or opened), not from wherever
         # a `/` jump left the cursor: the same entry `studytui next` shows.
         upcoming = app.session.continue_entry()
@@ -51,13 +52,12 @@ class StudyCommands(Provider):
         yield ("Search the guide and notes", app.open_search, "The / screen")
 
     def _current_entry(self) -> Entry | None:
-        main = self.study_app.main_screen
-        return main.current_entry if main is not None else None
+        return self.host.current_entry()
 
     def _system_commands(self, searched: bool = False) -> Iterator[tuple[str, Callable[[], object], str]]:
         """(title, callback, help) of the app's system commands: those shown without a query, or
         (searched) every one."""
-        for command in self.study_app.get_system_commands(self.screen):
+        for command in self.app.get_system_commands(self.screen):
             if command.discover or searched:
                 yield (command.title, command.callback, command.help)
 
@@ -73,7 +73,7 @@ class StudyCommands(Provider):
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, text=title, help=help_text)
-        app = self.study_app
+        app = self.host
         # "Entry: Stream-K" is what the palette shows; the words after "Entry:" are the query.
         words_only = query.split(":", 1)[1] if query.lower().startswith("entry:") else query
         hits = app.search_index.search(words_only, limit=ENTRY_HITS)

@@ -128,7 +128,7 @@ class KeyRouting:
         target = getattr(event, TARGET, None)
         if target is None:
             return False
-        current = app.screen
+        current: Screen[Any] = app.screen
         if screen_of(target) is not current:
             return True
         if target is current:
@@ -163,6 +163,13 @@ class KeyRouting:
     def action_focus_previous(self) -> None:
         super().action_focus_previous()  # type: ignore[misc]
         self.keyboard_focused = self.focused  # type: ignore[attr-defined]
+
+    def focused_by_keyboard(self, widget: object) -> bool:
+        """True (once) when the last Tab / shift+Tab focused `widget`: a form field then selects its text."""
+        if self.keyboard_focused is None or self.keyboard_focused is not widget:
+            return False
+        self.keyboard_focused = None
+        return True
 
     async def on_key(self, event: events.Key) -> None:
         # Reached when a key has come back up to the App, before its bindings are looked up.

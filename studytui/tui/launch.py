@@ -63,12 +63,12 @@ def run_app(args: argparse.Namespace) -> int:
 
 def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> int:
     from studytui.core.paths import data_dir
-    from studytui.store import open_store
+    from studytui.study.workspace import open_workspace
 
     guide = _guide(args)
     changes = _guide_changes(args)  # --readme: a bad file is one line and exit 2, before the app starts
     data = data_dir(getattr(args, "data_dir", None))
-    store = open_store(data)
+    guide, store = open_workspace(data_dir=data, guide=guide)  # the commands' rule: progress follows renamed entries
     try:
         from studytui.tui.app import StudyApp
         from studytui.tui.registry import build_registry
@@ -83,7 +83,10 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
         if changes is not None:
             from studytui.tui.screens.guide_changes import GuideChangesScreen
 
-            app.after_first_frame.append(lambda: app.push_screen(GuideChangesScreen(*changes)))
+            def show_changes() -> None:
+                app.push_screen(GuideChangesScreen(*changes))
+
+            app.after_first_frame.append(show_changes)
         try:
             app.run()
         finally:
@@ -106,10 +109,10 @@ def _guide_changes(args: argparse.Namespace) -> tuple | None:
     readme = getattr(args, "app_readme", None)
     if not readme:
         return None
-    from studytui.cli.commands.guide_diff import compute
+    from studytui.study.guide_changes import compute
 
-    _guide_obj, diff, impacts, _ = compute(getattr(args, "content", None), getattr(args, "data_dir", None), readme)
-    return diff.readme, diff.differences, impacts
+    changes = compute(getattr(args, "content", None), getattr(args, "data_dir", None), readme)
+    return changes.diff.readme, changes.diff.differences, changes.impacts
 
 
 def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.StudyApp
@@ -144,21 +147,25 @@ def show_key_warnings(app, warnings: list[str], stream=None) -> None:  # app: st
             lambda w=shown: app.notify(w, title="keys.yaml", severity="warning", timeout=10, markup=False))
 
 
-def binding_keys(registry) -> dict[str, str]:
-    """Every remappable binding id with its default keys (comma separated)."""
+def _remappable():  # -> list[textual.binding.Binding]
+    """The app's and the main screen's bindings that have an id (the ones keys.yaml may remap)."""
+    from textual.binding import Binding
+
     from studytui.tui.app import StudyApp
     from studytui.tui.screens.main import MainScreen
 
-    keys = {b.id: b.key for b in [*MainScreen.BINDINGS, *StudyApp.BINDINGS] if getattr(b, "id", None)}
+    return [b for b in [*MainScreen.BINDINGS, *StudyApp.BINDINGS] if isinstance(b, Binding) and b.id]
+
+
+def binding_keys(registry) -> dict[str, str]:
+    """Every remappable binding id with its default keys (comma separated)."""
+    keys = {b.id: b.key for b in _remappable() if b.id}
     keys.update({spec.id: spec.key for spec in registry.screens.values() if spec.key})
     return keys
 
 
 def binding_ids(registry) -> list[str]:  # registry: studytui.tui.registry.Registry
     """Every binding id users may remap in keys.yaml."""
-    from studytui.tui.app import StudyApp
-    from studytui.tui.screens.main import MainScreen
-
-    ids = [b.id for b in [*MainScreen.BINDINGS, *StudyApp.BINDINGS] if getattr(b, "id", None)]
+    ids = [b.id for b in _remappable() if b.id]
     ids += list(registry.screens)
     return [i for i in ids if i]

@@ -9,9 +9,9 @@ new screen is one module and no edit to the app:
     def register(registry: Registry) -> None:
         registry.add_screen(ScreenSpec(id="calculators", title="Calculators", key="c",
                                        description="Roofline, KV cache and other cost models",
-                                       factory=lambda app, **params: CalculatorScreen(**params)))
+                                       factory=lambda host, **params: CalculatorScreen(**params)))
         registry.add_command(PaletteCommand(title="Calculator: roofline", help="...",
-                                            run=lambda app: app.open_screen("calculators", calc="roofline")))
+                                            run=lambda host: host.open_screen("calculators", calc="roofline")))
 
 Modules listed in PLUGIN_MODULES are imported when present and skipped when not (the same
 pattern as the CLI's command modules).
@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from studytui.tui.app import StudyApp
+    from studytui.tui.host import StudyHost
 
 # Optional screen modules; each exposes `register(registry)`. A module that is not there is
 # skipped, so a key such as `c` stays unbound until its screens exist.
-PLUGIN_MODULES = ("studytui.tui.calc", "studytui.tui.practice")
+PLUGIN_MODULES = ("studytui.tui.calc", "studytui.tui.practice", "studytui.tui.plan")
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ScreenSpec:
 
     id: str  # stable: the binding id users remap in keys.yaml, and the palette id
     title: str  # shown in the palette, the help screen and the footer
-    factory: Callable[..., Screen[Any]]  # factory(app, **params) -> a new screen
+    factory: Callable[..., Screen[Any]]  # factory(host, **params) -> a new screen (host: a StudyHost)
     key: str | None = None  # default key; None: palette only
     description: str = ""
     footer: bool = False  # show the key in the footer
@@ -51,7 +51,7 @@ class PaletteCommand:
 
     title: str
     help: str
-    run: Callable[[StudyApp], Any]
+    run: Callable[[StudyHost], Any]
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Registry:
     screens: dict[str, ScreenSpec] = field(default_factory=dict)
     commands: list[PaletteCommand] = field(default_factory=list)
     # Called with the app once the main screen's first frame is on the terminal (lazy loading).
-    ready_hooks: list[Callable[[StudyApp], Any]] = field(default_factory=list)
+    ready_hooks: list[Callable[[StudyHost], Any]] = field(default_factory=list)
 
     def add_screen(self, spec: ScreenSpec) -> None:
         if spec.id in self.screens:
@@ -74,12 +74,12 @@ class Registry:
 
 def _builtin_screens(registry: Registry) -> None:
     # Imported lazily: building the registry must not import every screen before first paint.
-    def glossary(app: StudyApp, **params: Any) -> Screen[Any]:
+    def glossary(app: StudyHost, **params: Any) -> Screen[Any]:
         from studytui.tui.screens.glossary import GlossaryScreen
 
         return GlossaryScreen(app.guide, **params)
 
-    def policy(app: StudyApp, **params: Any) -> Screen[Any]:
+    def policy(app: StudyHost, **params: Any) -> Screen[Any]:
         from studytui.tui.screens.policy import PolicyScreen
 
         return PolicyScreen(app.guide)

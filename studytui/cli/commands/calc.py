@@ -1,7 +1,9 @@
 """`studytui calc NAME ...` (calculators) and `studytui gpus [ID]` (the accelerator catalog).
 
-Flags are generated from the declarative forms in studytui/calc/forms.py, so the CLI and the TUI
-accept exactly the same inputs. Rich and YAML are imported only when a handler runs.
+Everything about a calculator comes from its spec (studytui.calc.registry lists them; each lives
+in its own module): flags are generated from its form, so the CLI and the TUI accept exactly the
+same inputs, and its help, title and any tables under its rows come from there too. Only the
+calculators named on the command line are imported; Rich and YAML only when a handler runs.
 """
 
 from __future__ import annotations
@@ -89,45 +91,88 @@ def _field_help(spec: Any) -> str:
     return text.replace("%", "%%")
 
 
-CALC_HELP = "calculators: roofline, gemm, transformer, collective, specdec, kv, memory, occupancy, tile"
+def calc_help() -> str:
+    """`calc`'s line in `studytui --help`: every calculator's name (from the registry; imports none)."""
+    from studytui.calc.registry import names
+
+    return "calculators: " + ", ".join(names())
 
 
 def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
     """`calc` and `gpus`. `named`: the words of the command line, when known; without "calc"
     among them the calculators' own parsers (most of the time spent building the parser) are
-    not built."""
+    not built, and with a calculator's name among them only that calculator's is."""
     if named is None or "calc" in named:
-        _register_calc(subparsers)
+        _register_calc(subparsers, named)
     else:
-        subparsers.add_parser("calc", help=CALC_HELP)
+        subparsers.add_parser("calc", help=calc_help())
     _register_gpus(subparsers)
 
 
-def _register_calc(subparsers: argparse._SubParsersAction) -> None:
-    from studytui.calc.forms import CALCULATORS
+# `calc`'s own parser (its -h is _CalcHelp).
+_CALC_PARSER: dict[str, Any] = {"add_help": False, "formatter_class": _HelpFormatter, "allow_abbrev": False}
 
-    lines = [f"  {name:<12} {spec.description}" for name, spec in CALCULATORS.items()]
-    calc = subparsers.add_parser(
-        "calc",
-        help=CALC_HELP,
-        description="Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
-        + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.",
-        formatter_class=_HelpFormatter,
-        allow_abbrev=False,
-    )
-    calc.set_defaults(func=_calc_usage, calc_parser=calc)
+
+class _CalcHelp(argparse.Action):
+    """`calc -h`: the list of every calculator. A `calc` parser built for one named calculator
+    holds only that one in full, so the whole list is built when it is asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, default: str = argparse.SUPPRESS,
+                 help: str | None = None) -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        _print_calc_help(parser)
+        parser.exit()
+
+
+def _print_calc_help(parser: argparse.ArgumentParser) -> None:
+    if not parser.get_default("calc_complete"):
+        whole = type(parser)(prog=parser.prog, **_CALC_PARSER)
+        _fill_calc(whole, None)
+        parser = whole
+    parser.print_help()
+
+
+def _register_calc(subparsers: argparse._SubParsersAction, named: frozenset[str] | None) -> None:
+    _fill_calc(subparsers.add_parser("calc", help=calc_help(), **_CALC_PARSER), named)
+
+
+def _fill_calc(calc: argparse.ArgumentParser, named: frozenset[str] | None) -> None:
+    """The `calc` parser: every calculator's subcommand, and the list of them in its help. With
+    `named` (the command line's words) naming calculators, only those are built in full (each
+    spec loads its own module): the others get a bare subcommand, and the help list is built
+    only if it is printed (_CalcHelp)."""
+    from studytui.calc.registry import names, spec
+
+    everything = names()
+    wanted = [name for name in everything if named is not None and name in named] or list(everything)
+    complete = len(wanted) == len(everything)
+    if complete:
+        lines = [f"  {name:<12} {spec(name).description}" for name in everything]
+        calc.description = ("Cost models for a chosen GPU and model, exact and explained.\n\ncalculators:\n"
+                            + "\n".join(lines) + "\n\n" + _UNITS_HELP + "\n\nRun 'studytui calc NAME --help' for a calculator's flags.")
+    calc.add_argument("-h", "--help", action=_CalcHelp, help="show this help message and exit")
+    calc.set_defaults(func=_calc_usage, calc_parser=calc, calc_complete=complete)
     calc_sub = calc.add_subparsers(dest="calculator", metavar="NAME", parser_class=type(calc))
-    presets = ", ".join(_preset_ids())
-    for name, spec in CALCULATORS.items():
+    presets = None
+    for name in everything:
+        if name not in wanted:
+            calc_sub.add_parser(name, allow_abbrev=False)  # not on this command line: never parsed
+            continue
+        calc_spec = spec(name)
         epilog = _UNITS_HELP
-        if any(f.kind == "model" for f in spec.fields) and presets:
-            epilog = f"model presets: {presets}\n\n" + epilog
+        if any(f.kind == "model" for f in calc_spec.fields):
+            presets = ", ".join(_preset_ids()) if presets is None else presets
+            if presets:
+                epilog = f"model presets: {presets}\n\n" + epilog
         p = calc_sub.add_parser(
-            name, help=spec.title, description=spec.description, epilog=epilog,
+            name, help=calc_spec.title, description=calc_spec.description, epilog=epilog,
             formatter_class=_HelpFormatter, allow_abbrev=False,
         )
         p._negative_number_matcher = _NEGATIVE_VALUE  # see _NEGATIVE_VALUE
-        for f in spec.fields:
+        for f in calc_spec.fields:
             if f.kind == "bool":
                 p.add_argument(f.flag, dest=f.name, action="store_const", const="true", default=None, help=_field_help(f))
                 if f.default == "true":
@@ -135,7 +180,7 @@ def _register_calc(subparsers: argparse._SubParsersAction) -> None:
                                    help=f"turn off {f.flag} ({f.label})")
             else:
                 p.add_argument(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f))
-        for old, (_new, _convert) in spec.renamed.items():
+        for old, (_new, _convert) in calc_spec.renamed.items():
             # old flag names keep working, shown nowhere
             p.add_argument("--" + old.replace("_", "-"), dest="_renamed_" + old, action="store_const", const="true",
                            default=None, help=argparse.SUPPRESS)
@@ -158,16 +203,16 @@ def _register_gpus(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _calc_usage(args: argparse.Namespace) -> int:
-    args.calc_parser.print_help()
+    _print_calc_help(args.calc_parser)
     return 0
 
 
 def _run_calc(args: argparse.Namespace) -> int:
-    from studytui.calc.forms import CALCULATORS
+    from studytui.calc.registry import spec as spec_of
     from studytui.calc.units import FieldError
     from studytui.core.errors import UsageError
 
-    spec = CALCULATORS[args.calc_name]
+    spec = spec_of(args.calc_name)
     values = {f.name: getattr(args, f.name) for f in spec.fields if getattr(args, f.name) is not None}
     for old in spec.renamed:
         if getattr(args, "_renamed_" + old, None) is not None:
@@ -182,27 +227,28 @@ def _run_calc(args: argparse.Namespace) -> int:
 
         print_json(result.to_json())
         return 0
-    _print_result(spec.title, result, args.explain)
+    _print_result(spec.title, result, args.explain, spec.tables(result) if spec.tables else ())
     return 0
 
 
-def _print_result(title: str, result: Any, explain: bool) -> None:
+def _print_result(title: str, result: Any, explain: bool, tables: tuple[Any, ...] = ()) -> None:
+    """The rows, then the calculator's own tables (TextTable), warnings, formulas, assumptions."""
     from rich.table import Table
 
     from studytui.cli.output import console
 
     out = console()
-    sweep = result.values.get("sweep") if isinstance(result.values.get("sweep"), dict) else None
+    moved = tuple(t.replaces for t in tables if t.replaces)
     table = Table(title=title, show_header=False, title_justify="left", box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     for label, value in result.rows:
-        if sweep is not None and label.startswith("sweep "):
-            continue  # the sweep is a table of its own, below
+        if moved and label.startswith(moved):
+            continue  # in a table of its own, below
         table.add_row(label, value)
     out.print(table)
-    if sweep is not None:
-        _print_sweep(out, sweep)
+    for extra in tables:
+        _print_table(out, extra)
     from studytui.cli.output import print_wrapped
 
     for warning in result.warnings:
@@ -221,28 +267,15 @@ def _print_result(title: str, result: Any, explain: bool) -> None:
         out.print("\n[dim](--explain shows every formula with its numbers)[/]")
 
 
-# A sweep's varied input: (header, unit under it).
-_SWEEP_AXES = {"threads": ("threads", "per block"), "regs": ("registers", "per thread"), "smem": ("dynamic smem", "bytes per block")}
-
-
-def _print_sweep(out: Any, sweep: dict) -> None:
-    """`calc occupancy --sweep AXIS`: one line a value, short columns with the unit under the
-    header (two header lines), so the table fits 80 columns and no header is broken."""
+def _print_table(out: Any, text_table: Any) -> None:
+    """A calculator's TextTable: bold headers, columns that never wrap."""
     from rich.table import Table
 
-    axis = sweep["axis"]
-    header, unit = _SWEEP_AXES.get(axis, (axis, ""))
-    table = Table(title=f"Sweep over {header} {unit}, the other inputs held", title_justify="left", box=None,
-                  pad_edge=False, header_style="bold")
-    table.add_column(f"{header}\n{unit}", justify="right", no_wrap=True)
-    table.add_column("blocks\nper SM", justify="right", no_wrap=True)
-    table.add_column("warps\nactive", justify="right", no_wrap=True)
-    table.add_column("\noccupancy", justify="right", no_wrap=True)
-    table.add_column("\nlimited by", no_wrap=True)
-    table.add_column("", no_wrap=True)
-    for point in sweep["points"]:
-        table.add_row(f"{point[axis]:,}", str(point["blocks_per_sm"]), str(point["active_warps"]),
-                      f"{point['occupancy']:.1%}", str(point["limited_by"]), "<- now" if point["current"] else "")
+    table = Table(title=text_table.title, title_justify="left", box=None, pad_edge=False, header_style="bold")
+    for header, right in text_table.columns:
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for row in text_table.rows:
+        table.add_row(*row)
     out.print()
     out.print(table)
 

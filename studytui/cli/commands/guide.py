@@ -158,7 +158,7 @@ def _list_records(con: Any, rows: list) -> None:
     current = None
     table = None
     for e, state, noted in rows:
-        if e.section_id != current:
+        if table is None or e.section_id != current:
             if table is not None:
                 con.print(table)
             current = e.section_id
@@ -263,19 +263,14 @@ STATE_GLYPHS = {"pending": "○", "learning": "◐", "done": "●", "skipped": "
 
 def _progress(args: argparse.Namespace, guide) -> dict[str, Any]:
     """Stored progress by current entry id ({} before anything was ever stored)."""
-    from studytui.core.paths import data_dir
-
-    db = data_dir(args.data_dir) / "studytui.db"
-    if not db.exists():
-        return {}
-    from studytui.store import open_store
     from studytui.study.flow import canonical_states
+    from studytui.study.workspace import open_existing_workspace
 
-    store = open_store(data_dir(args.data_dir))
-    try:
+    _guide, store = open_existing_workspace(data_dir=args.data_dir, guide=guide)
+    if store is None:
+        return {}
+    with store:
         return canonical_states(guide, store.states())[0]
-    finally:
-        store.close()
 
 
 def _when(stamp: str | None) -> str:
@@ -290,20 +285,15 @@ def _when(stamp: str | None) -> str:
         return stamp
 
 
-def _note_texts(args: argparse.Namespace) -> dict[str, str]:
+def _note_texts(args: argparse.Namespace, guide) -> dict[str, str]:
     """The learner's notes, so search finds words in them too. No store yet means no notes."""
-    from studytui.core.paths import data_dir
+    from studytui.study.workspace import open_existing_workspace
 
-    db = data_dir(args.data_dir) / "studytui.db"
-    if not db.exists():
+    _guide, store = open_existing_workspace(data_dir=args.data_dir, guide=guide)
+    if store is None:
         return {}
-    from studytui.store import open_store
-
-    store = open_store(data_dir(args.data_dir))
-    try:
+    with store:
         return {k: p.note for k, p in store.states().items() if p.note}
-    finally:
-        store.close()
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -313,7 +303,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     if not query.strip():
         raise UsageError("search needs at least one word")
-    every = SearchIndex(guide.entries).search(query, note_texts=_note_texts(args))
+    every = SearchIndex(guide.entries).search(query, note_texts=_note_texts(args, guide))
     hits = every[: args.limit]
     if args.json:
         from studytui.cli.output import print_json
@@ -417,11 +407,10 @@ def cmd_open(args: argparse.Namespace) -> int:
 def _mark_opened(args: argparse.Namespace, guide, entry_id: str) -> None:
     """Record the hand-off in the store (opening the source starts learning a pending entry;
     the session's rule, shared with the app: a state stored elsewhere is never lowered)."""
-    from studytui.core.paths import data_dir
-    from studytui.store import open_store
     from studytui.study.session import StudySession
+    from studytui.study.workspace import open_workspace
 
-    store = open_store(data_dir(args.data_dir))
+    _guide, store = open_workspace(data_dir=args.data_dir, guide=guide)
     try:
         if store.read_only:  # the source was still handed off; only the record is skipped
             sys.stderr.write(f"(data directory is read-only: not recorded as opened; {store.read_only_reason})\n")

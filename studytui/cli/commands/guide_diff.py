@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 DESCRIPTION = (
     "Compare a copy of the guide's README.md (as downloaded from GitHub) with the content studytui "
@@ -37,40 +36,13 @@ def visible(text: str) -> str:
     return one_line(text)
 
 
-def compute(content: str | None, data_dir: str | None, readme_path: str) -> tuple[Any, Any, list[Any], bool]:
-    """(guide, diff, learner impacts, whether a store exists). Raises UsageError for bad input."""
-    from studytui.core.errors import UsageError
-    from studytui.guide import load_guide
-    from studytui.guide.diff import NotTheGuide, compare, learner_impact
-    from studytui.guide.readme import load_readme
-
-    readme = load_readme(readme_path)
-    guide = load_guide(content)
-    try:
-        diff = compare(guide, readme)
-    except NotTheGuide as exc:
-        raise UsageError(str(exc)) from None
-    impacts: list[Any] = []
-    have_store = False
-    from studytui.core.paths import data_dir as resolve_data
-
-    db = resolve_data(data_dir) / "studytui.db"
-    if db.exists():
-        from studytui.store import open_store
-
-        have_store = True
-        store = open_store(resolve_data(data_dir))
-        try:
-            impacts = learner_impact(guide, diff, store.states())
-        finally:
-            store.close()
-    return guide, diff, impacts, have_store
-
-
 def cmd_guide_diff(args: argparse.Namespace) -> int:
     import sys
 
-    guide, diff, impacts, have_store = compute(args.content, args.data_dir, args.readme)
+    from studytui.study.guide_changes import compute
+
+    changes = compute(args.content, args.data_dir, args.readme)
+    guide, diff, impacts, have_store = changes.guide, changes.diff, changes.impacts, changes.have_store
     stubs = []
     if args.write_stubs:
         from studytui.guide.diff import write_stubs

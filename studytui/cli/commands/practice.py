@@ -65,12 +65,12 @@ def cmd_practice(args: argparse.Namespace) -> int:
         raise UsageError("--seed applies to 'practice show' and 'practice answer' only")
     if args.reveal and action != "answer":
         raise UsageError("--reveal applies to 'practice answer' only")
-    from studytui.cli.commands.study import _open
     from studytui.practice.service import Practice, check_seed
+    from studytui.study.workspace import open_workspace
 
     if args.seed is not None:
         check_seed(args.seed)  # before opening anything: a bad seed is a usage error, nothing else runs
-    guide, store = _open(args)
+    guide, store = open_workspace(args.content, args.data_dir)
     with store:
         practice = Practice(guide, store)
         if action == "show":
@@ -329,40 +329,3 @@ def _list(practice, section_key: str | None, args) -> int:
     # The legend and the next command on one line where they fit; else the command on its own line.
     print_parts(["✓ last answer right  ✗ last answer wrong  · not tried.", "Next: studytui practice show ID"], style="dim", con=con)
     return 0
-
-
-def progress_practice(guide: Any, store: Any) -> dict[str, Any] | None:
-    """For `studytui progress`: per-section mastery and the due count (None when no problems load)."""
-    from studytui.core.errors import ContentError
-    from studytui.practice.service import Practice
-
-    try:
-        practice = Practice(guide, store)
-    except ContentError:
-        return None
-    mastery = practice.mastery()
-    return {
-        "sections": [mastery[s.id].to_dict() | {"title": s.title} for s in guide.sections if s.id in mastery],
-        "problems": len(practice.problems),
-        "mastered": sum(m.mastered for m in mastery.values()),
-        "due": len(practice.due()),
-    }
-
-
-def print_progress_practice(info: dict[str, Any] | None) -> None:
-    if not info:
-        return
-    from rich.table import Table
-    from rich.text import Text
-
-    con = _console()
-    table = Table(box=None, header_style="bold", pad_edge=False, title=None)
-    table.add_column("practice", no_wrap=True, overflow="ellipsis", max_width=max(12, con.width - 30))
-    table.add_column("mastery", justify="right", no_wrap=True)
-    table.add_column("%", justify="right", no_wrap=True)
-    table.add_column("due", justify="right", no_wrap=True)
-    for m in info["sections"]:
-        table.add_row(Text(m["title"]), f"{m['mastered']}/{m['problems']}", f"{100 * m['mastery']:.0f}%", str(m["due"]))
-    con.print()
-    con.print(table)
-    con.print(Text(f"{info['due']} problem(s) due for review: studytui practice due", style="dim"))

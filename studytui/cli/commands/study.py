@@ -7,14 +7,26 @@ they run, so `studytui --help` stays fast.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytui.cli.output import plural
 from studytui.core.errors import StudyError, UsageError
 from studytui.core.state import STATE_VALUES as STATE_NAMES
+
+if TYPE_CHECKING:
+    from studytui.core.fileio import EditedText
+
+
+def __getattr__(name: str) -> Any:
+    """`demote_headings` moved to studytui.exports.journal (issue 25); still importable from here
+    (tests/test_study_cli.py), loaded only when asked for."""
+    if name == "demote_headings":
+        from studytui.exports.journal import demote_headings
+
+        return demote_headings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
@@ -55,22 +67,14 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_progress)
 
-    p = sub.add_parser(
-        "export", help="back up progress and notes",
-        description="JSON: a complete, re-importable backup (states, times, notes, event log). Markdown: "
-        "a readable study journal of all notes by section. Anki: a deck package (.apkg) of the glossary and "
-        "the practice problems you met. Vault: a folder of Markdown notes (Obsidian-style front matter) "
-        "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md). The file or "
-        "folder written is reported as an absolute path, whatever the format.",
-    )
+    from studytui.exports import FORMATS, export_description, format_help
+
+    p = sub.add_parser("export", help="back up progress and notes", description=export_description())
     p.add_argument(
         "path", metavar="PATH",
         help="file to write (replaced atomically; through a symlink, its target is replaced); a folder for vault",
     )
-    p.add_argument(
-        "--format", choices=("json", "md", "anki", "vault"),
-        help="default: md for *.md files, anki for *.apkg, json otherwise (vault must be asked for)",
-    )
+    p.add_argument("--format", choices=tuple(FORMATS), help=format_help())
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
@@ -100,20 +104,11 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
 # -- shared helpers -------------------------------------------------------------------------
 
 
-def _open(args: argparse.Namespace, salvage: bool = False):
-    """(guide, store), with progress under renamed entries' old ids moved onto the new ids."""
-    from studytui.guide import load_guide
-    from studytui.store import open_store
-    from studytui.study.flow import alias_map
+def _open(args: argparse.Namespace, salvage: bool = False) -> tuple[Any, Any]:
+    """(guide, store) for `--content` and `--data-dir`: `study.workspace.open_workspace`, aliases followed."""
+    from studytui.study.workspace import open_workspace
 
-    guide = load_guide(args.content)
-    store = open_store(args.data_dir, salvage=salvage)
-    try:
-        store.follow_aliases(alias_map(guide))
-    except BaseException:
-        store.close()
-        raise
-    return guide, store
+    return open_workspace(args.content, args.data_dir, salvage=salvage)
 
 
 def _out(text: str) -> None:
@@ -247,52 +242,13 @@ def _read_stdin() -> str:
         raise UsageError("standard input is not valid UTF-8 text; the note was not changed") from None
 
 
-def _edit_text(initial: str, entry_id: str) -> tuple[str, Path]:
-    """Run the user's editor on a temporary file. Returns (new text, temp file to delete later)."""
-    import shlex
-    import subprocess
-    import tempfile
+def _edit_text(initial: str, entry_id: str) -> EditedText:
+    """The learner's editor on the note (`core.fileio.edit_in_editor`, the app's round trip too):
+    the text it saved, kept in a temporary file until the note is saved (`.discard()`)."""
+    from studytui.core.fileio import edit_in_editor
+    from studytui.store.model import NOTE_LIMIT
 
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
-    if not editor or not editor.strip():
-        raise UsageError("no editor set: export VISUAL or EDITOR, or use --text TEXT or '-' to read stdin")
-    fd, name = tempfile.mkstemp(prefix=f"studytui-note-{entry_id[:40]}-", suffix=".md")
-    path = Path(name)
-    with os.fdopen(fd, "wb") as f:
-        f.write(initial.encode("utf-8"))
-    try:
-        status = subprocess.call([*shlex.split(editor), str(path)])
-    except (OSError, ValueError) as exc:
-        path.unlink(missing_ok=True)
-        raise StudyError(f"cannot run editor {editor!r} ({exc}); the note was not changed") from None
-    if status != 0:
-        path.unlink(missing_ok=True)
-        raise StudyError(f"editor {editor!r} exited with status {status}; the note was not changed")
-    import stat
-
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        raise UsageError(f"editor {editor!r} removed the temporary file; the note was not changed") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(
-            f"editor {editor!r} replaced the temporary file {path} with something that is not a file; "
-            "the note was not changed"
-        )
-    from studytui.core.fileio import size_text
-    from studytui.store.model import NOTE_LIMIT, note_size_text
-
-    if st.st_size > NOTE_LIMIT:
-        raise UsageError(
-            f"the edited note is {note_size_text(st.st_size)}, more than the {size_text(NOTE_LIMIT)} a note can hold; "
-            f"nothing saved, your text is kept in {path}"
-        )
-    try:
-        return path.read_bytes().decode("utf-8"), path
-    except UnicodeDecodeError:
-        raise StudyError(f"the edited note is not valid UTF-8; nothing saved, your text is kept in {path}") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read the edited note {path} ({exc.strerror or exc}); the note was not changed") from None
+    return edit_in_editor(initial, entry_id, limit=NOTE_LIMIT, hint=", or use --text TEXT or '-' to read stdin")
 
 
 def _kept_in(exc: StudyError, temp: Path) -> StudyError:
@@ -319,16 +275,16 @@ def _section_note(args: argparse.Namespace, session: Any, section_id: str, writi
                 f"standard input was empty; the note was not changed (to clear it: studytui note {section_id} --text \"\")"
             )
     else:
-        new, temp = _edit_text(old, section_id)
-        if new == old:
-            temp.unlink(missing_ok=True)
+        edited = _edit_text(old, section_id)
+        if edited.text == old:
+            edited.discard()
             _out(f"{section_id}: note unchanged\n")
             return 0
         try:
-            kept_both = session.write_section_note(section_id, new, base=old)
+            kept_both = session.write_section_note(section_id, edited.text, base=old)
         except StudyError as exc:
-            raise _kept_in(exc, temp) from None
-        temp.unlink(missing_ok=True)
+            raise _kept_in(exc, edited.path) from None
+        edited.discard()
         if kept_both:
             _err(
                 f"The note on {section_id} changed while the editor was open; the changes were merged, and where "
@@ -385,16 +341,16 @@ def cmd_note(args: argparse.Namespace) -> int:
             change = session.write_note(entry.id, text)
         else:
             old = session.note_text(entry.id)
-            new, temp = _edit_text(old, entry.id)
-            if new == old:
-                temp.unlink(missing_ok=True)
+            edited = _edit_text(old, entry.id)
+            if edited.text == old:
+                edited.discard()
                 _out(f"{entry.id}: note unchanged\n")
                 return 0
             try:
-                change = session.write_note(entry.id, new, base=old)
+                change = session.write_note(entry.id, edited.text, base=old)
             except StudyError as exc:
-                raise _kept_in(exc, temp) from None
-            temp.unlink(missing_ok=True)
+                raise _kept_in(exc, edited.path) from None
+            edited.discard()
         if change.conflicts:
             how = "while the editor was open" if args.edit else "meanwhile"
             _err(
@@ -452,13 +408,13 @@ def _progress_records(con: Any, rows: list) -> None:
 
 
 def cmd_progress(args: argparse.Namespace) -> int:
-    from studytui.cli.commands.practice import print_progress_practice, progress_practice
     from studytui.study.flow import progress_summary
+    from studytui.study.progress import practice_progress
 
     guide, store = _open(args)
     with store:
         summary = progress_summary(guide, store.states())  # with orphans, which the session leaves out
-        practice = progress_practice(guide, store)
+        practice = practice_progress(guide, store)
     if args.json:
         from studytui.cli.output import print_json
 
@@ -508,192 +464,40 @@ def cmd_progress(args: argparse.Namespace) -> int:
         for o in summary.orphans:
             note = f", note of {len(o.note)} characters" if o.note else ""
             con.print(Text(f"  {visible(o.entry_id)} ({o.state}{note})"))
-    print_progress_practice(practice)
+    from studytui.cli.views import print_practice_progress
+
+    print_practice_progress(practice)
     return 0
 
 
-def _write_atomically(path: Path, data: bytes) -> Path:
-    """studytui.core.fileio.write_atomically (moved there for studytui.exports, issue 25), imported when used."""
-    from studytui.core.fileio import write_atomically
-
-    return write_atomically(path, data)
-
-
-def demote_headings(text: str, level: int) -> str:
-    """A note's own Markdown headings moved below the journal's: the note's highest heading
-    becomes `level` (at most 6), the others keep their relative depth. Code blocks are left alone;
-    underlined (setext) headings become `#` headings."""
-    import re
-
-    atx = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)(.*)$")
-    lines = text.split("\n")
-    fence: str | None = None
-    found: list[tuple[int, int, str]] = []  # (line index, depth, heading text)
-    for i, line in enumerate(lines):
-        stripped = line.lstrip()
-        marker = stripped[:3]
-        if marker in ("```", "~~~"):
-            fence = None if fence == marker else (fence or marker)
-            continue
-        if fence:
-            continue
-        m = atx.match(line)
-        if m:
-            found.append((i, len(m.group(2)), m.group(3).strip()))
-        elif i > 0 and lines[i - 1].strip() and re.fullmatch(r" {0,3}(=+|-+)\s*", line) and not atx.match(lines[i - 1]):
-            found.append((i - 1, 1 if "=" in line else 2, lines[i - 1].strip()))
-            lines[i] = "\x00"  # the underline goes
-    if not found:
-        return text
-    top = min(depth for _i, depth, _t in found)
-    for i, depth, title in found:
-        lines[i] = "#" * min(6, level + depth - top) + (f" {title}" if title else "")
-    return "\n".join(line for line in lines if line != "\x00")
-
-
-def journal_markdown(guide: Any, states: dict, section_notes: dict[str, str], exported_at: str) -> str:
-    """The study journal: every note, by section in guide order, then orphaned notes."""
-    from studytui.study.flow import canonical_states, progress_summary
-
-    current, orphans = canonical_states(guide, states)
-    s = progress_summary(guide, states)
-    lines = [
-        f"# Study journal: {guide.title}",
-        "",
-        f"Exported {exported_at}. {s.done + s.skipped} of {plural(s.total, 'entry')} covered "
-        f"({s.done} done, {s.skipped} skipped), {s.learning} being learned.",
-    ]
-    for section in guide.sections:
-        noted = [e for e in section.entries if current.get(e.id) and current[e.id].note]
-        section_note = section_notes.get(section.id, "")
-        if not noted and not section_note:
-            continue
-        lines += ["", f"## {section.title}", ""]
-        if section_note:
-            lines += [demote_headings(section_note.rstrip("\n"), 3), ""]
-        for e in noted:
-            p = current[e.id]
-            lines += [f"### {e.title}", "", f"`{e.id}` · {p.state}" + (f" · <{e.url}>" if e.url else ""), ""]
-            lines += [demote_headings(p.note.rstrip("\n"), 4), ""]
-    orphan_notes = [o for o in orphans.values() if o.note]
-    if orphan_notes:
-        lines += ["", "## Notes on entries no longer in the guide", ""]
-        for o in orphan_notes:
-            lines += [f"### `{o.entry_id}` ({o.state})", "", demote_headings(o.note.rstrip("\n"), 4), ""]
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
 def cmd_export(args: argparse.Namespace) -> int:
-    import json
+    from studytui.exports import format_for
 
-    from studytui.store import EntryProgress
-
-    fmt = args.format or ("md" if args.path.lower().endswith((".md", ".markdown")) else "json")
-    if fmt == "json" and args.format is None and args.path.lower().endswith(".apkg"):
-        fmt = "anki"
+    fmt = format_for(args.path, args.format)
     # salvage: a damaged database is exactly when a backup matters; export what can be read.
     guide, store = _open(args, salvage=True)
-    if fmt in ("anki", "vault"):
-        from studytui.cli.commands.takealong import export_other
-
-        with store:
-            return export_other(fmt, args.path, guide, store)
     with store:
-        data = store.export_json()
-        damaged = store.damaged
-    if fmt == "md":
-        states = {e["entry_id"]: EntryProgress(**e) for e in data["entries"]}
-        sections = {s["section_id"]: s["note"] for s in data["section_notes"]}
-        text = journal_markdown(guide, states, sections, data["exported_at"])
-    else:
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    warning = (
-        f"warning: the database is damaged ({damaged}); this export holds only what could still be read\n"
-        if damaged else ""
-    )
-    payload_size = len(text.encode("utf-8"))
-    if fmt == "json":
-        warning += _import_limit_warning(payload_size)
-    if args.path == "-":
-        from studytui.cli.output import for_terminal
-
-        # JSON escapes control characters itself; the journal is the learners' text, shown
-        # visibly at a terminal and verbatim into a pipe.
-        payload = (for_terminal(text) if fmt == "md" else text).encode("utf-8")
+        if args.path == "-" and not fmt.stdout:
+            raise UsageError(f"--format {fmt.name} writes {'a directory' if fmt.folder else 'a file'}, not standard output")
+        path = None if args.path == "-" else Path(args.path).expanduser()
+        exported = fmt.export(path, guide, store)
+    for warning in exported.warnings:
+        _err(f"studytui: warning: {warning}\n")
+    if path is None:
         sys.stdout.flush()
-        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.write(exported.payload)
         sys.stdout.flush()
-        _err(warning)
-        return 1 if damaged else 0
-    path = Path(args.path).expanduser()
-    written = _write_atomically(path, text.encode("utf-8"))
-    n_notes = sum(1 for e in data["entries"] if e["note"])
-    via = f" (through the link {path})" if written != path and path.is_symlink() else ""
-    _err(
-        f"Wrote {written}{via} ({fmt}: {plural(len(data['entries']), 'entry')}, {plural(n_notes, 'note')}, "
-        f"{plural(len(data['events']), 'event')})\n"
-    )
-    _err(warning)
-    return 1 if damaged else 0
-
-
-def _import_limit_warning(size: int) -> str:
-    """A warning line when an export of `size` bytes is larger than `studytui import` reads by
-    default (fileio.JSON_IMPORT_LIMIT), naming the variable that raises the limit; else ''."""
-    from studytui.core import fileio
-
-    default = fileio.JSON_IMPORT_LIMIT
-    if size <= default:
-        return ""
-    need = -(-size // fileio.MIB)  # MiB, rounded up
-    return (
-        f"warning: this export is {need} MiB, larger than the {fileio.size_text(default)} 'studytui import' "
-        f"reads by default; to import it, run: {fileio.IMPORT_LIMIT_ENV}={need} studytui import FILE\n"
-    )
-
-
-def _printable_name(name: str) -> str:
-    """A file name as text: bytes that are not UTF-8 (kept by Python as surrogates) become U+FFFD,
-    so the name can be printed and stored in a conflict marker."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _read_export(path_arg: str) -> tuple[Any, str]:
-    import json
-
-    from studytui.core import fileio
-
-    # Bounded (fileio.json_import_limit(): 64 MiB unless STUDYTUI_IMPORT_LIMIT_MIB says more): a
-    # 200 MB file must not take gigabytes to be refused. Only a regular file (or stdin) is read:
-    # a FIFO would block for ever.
-    limit, what = fileio.json_import_limit(), "a JSON export"
-    raise_it = f" (to read it, raise the limit: {fileio.IMPORT_LIMIT_ENV}=N, in MiB)"
-    if path_arg == "-":
-        try:
-            raw, name = fileio.read_stream_bounded(sys.stdin.buffer, limit, what, "stdin"), "stdin"
-        except fileio.TooLargeError as exc:
-            raise UsageError(f"{exc}{raise_it}; nothing was changed") from None
     else:
-        path = Path(path_arg).expanduser()
-        name = _printable_name(path.name)
-        try:
-            raw = fileio.read_bounded(path, limit, what)
-        except fileio.TooLargeError as exc:
-            raise UsageError(f"{exc}{raise_it}; nothing was changed") from None
-        except fileio.RefusedFileError as exc:
-            raise UsageError(f"{exc}; nothing was changed") from None
-        except OSError as exc:
-            raise UsageError(f"cannot read {path}: {exc.strerror or exc}; nothing was changed") from None
-    try:
-        return json.loads(raw.decode("utf-8")), name
-    except RecursionError:
-        raise UsageError(f"{path_arg} is nested too deeply to be a studytui export; nothing was changed") from None
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{path_arg} is not a JSON export ({str(exc).splitlines()[0]}); nothing was changed") from None
+        written = exported.written
+        # The file or folder as resolved, absolute, whatever the format.
+        via = f" (through the link {path})" if written != path.absolute() and path.is_symlink() else ""
+        _err(f"Wrote {written}{via} ({fmt.name}: {exported.what})\n")
+    _err(exported.notices)
+    return exported.status
 
 
 def _is_folder(path: str) -> bool:
-    # An odd path (unknown ~user, over-long name) is not a folder; _read_export names the problem.
+    # An odd path (unknown ~user, over-long name) is not a folder; the format's reader names the problem.
     try:
         return Path(path).expanduser().is_dir()
     except (OSError, RuntimeError, ValueError):
@@ -701,44 +505,28 @@ def _is_folder(path: str) -> bool:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from studytui.study.flow import alias_map
+    from studytui.exports import import_format_for
 
-    if args.path != "-" and _is_folder(args.path):
-        from studytui.cli.commands.takealong import import_vault
-
-        guide, store = _open(args)
-        with store:
-            return import_vault(args, guide, store)
-    data, name = _read_export(args.path)
+    fmt = import_format_for(args.path, args.path != "-" and _is_folder(args.path))
+    loaded = fmt.load(args.path)  # read and checked before the store is opened
     guide, store = _open(args)
-    known = {e.id for e in guide.entries} | set(alias_map(guide))
     with store:
-        try:
-            report = store.import_json(data, known, source=name)
-        except UsageError as exc:
-            raise UsageError(f"{args.path}: {exc}; nothing was changed") from None
-        store.follow_aliases(alias_map(guide))
+        imported = fmt.merge(loaded, guide, store)
+    from studytui.cli.output import one_line
+
+    for warning in imported.warnings:
+        sys.stderr.write(f"studytui: warning: {one_line(warning)}\n")
     if args.json:
         from studytui.cli.output import print_json
 
-        print_json(report.to_dict())
+        print_json(imported.report.to_dict())
         return 0
     from studytui.cli.output import clauses, quoted, write_wrapped
 
-    # Filled to the terminal's width at word boundaries, continued under the text; a count stays
-    # with what it counts, the file name and the ids whole.
-    text = (
-        f"Imported {name}: {plural(report.entries_added, 'entry')} added, {plural(report.states_updated, 'state')} and "
-        f"{plural(report.notes_updated, 'note')} updated, {plural(report.events_added, 'event')} added, "
-        f"{plural(report.attempts_added, 'practice attempt')} added."
-    )
-    write_wrapped(text, rest="  ", keep=[name, *clauses(text)])
-    if report.notes_conflicted:
-        text = (f"Changed on both sides in the same words, both kept (marked with a '--- studytui: conflicting note' "
-                f"line) for: {', '.join(report.notes_conflicted)}")
-        write_wrapped(text, rest="  ", keep=[*clauses(text), *quoted(text)])
-    if report.orphans:
-        write_wrapped(f"Kept as orphans (not in this guide): {', '.join(report.orphans)}", rest="  ")
+    # Filled to the terminal's width at word boundaries, continued under the text.
+    for part in imported.paragraphs:
+        keep = [*part.keep, *(clauses(part.text) if part.clauses else ()), *(quoted(part.text) if part.quoted else ())]
+        write_wrapped(part.text, rest="  ", keep=keep)
     return 0
 
 

@@ -1,22 +1,33 @@
 """Calculators in the study app: `c` opens them, the command palette lists each one.
 
 `register(registry)` is what the app's screen registry calls. It imports nothing heavy: the
-screens, the calc package and textual-plotext load when a calculator is first opened, so the
-app's first paint does not pay for them.
+screens, the calculators (studytui.calc.registry lists them) and textual-plotext load when a
+calculator is first opened, and a calculator's title, which the palette shows, is read from its
+module the first time the palette lists it, so the app's first paint does not pay for them.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from studytui.calc.form_values import CALCULATOR_TITLES  # titles live in the form layer (cheap import)
+from studytui.tui.registry import PaletteCommand
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from studytui.tui.host import StudyHost
     from studytui.tui.registry import Registry
 
 SCREEN_ID = "calculators"
+
+
+def __getattr__(name: str) -> Any:
+    # CALCULATOR_TITLES: (name, title) of every calculator, in order (loads every calculator).
+    if name == "CALCULATOR_TITLES":
+        from studytui.calc.registry import specs
+
+        return tuple((spec.name, spec.title) for spec in specs())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_calculators(app: Any, **params: Any) -> Screen[Any]:
@@ -26,15 +37,41 @@ def open_calculators(app: Any, **params: Any) -> Screen[Any]:
     return launch_for(app, **params)
 
 
+class CalculatorCommand(PaletteCommand):
+    """"Calculator: <title>" in the palette. The title is the calculator's own (its spec), read
+    when the palette first lists it: registering imports no calculator."""
+
+    name: str
+
+    def __init__(self, name: str) -> None:
+        # PaletteCommand is a frozen dataclass: set what is not a property through object.
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "run", _opener(name))
+
+    @property
+    def title(self) -> str:
+        return f"Calculator: {self._title()}"
+
+    @property
+    def help(self) -> str:
+        return f"Open the {self._title()} calculator"
+
+    def _title(self) -> str:
+        from studytui.calc.registry import spec
+
+        return spec(self.name).title
+
+
 def _opener(name: str) -> Any:
-    def run(app: Any) -> None:
+    def run(app: StudyHost) -> None:
         app.open_screen(SCREEN_ID, calc=name)
 
     return run
 
 
 def register(registry: Registry) -> None:
-    from studytui.tui.registry import PaletteCommand, ScreenSpec
+    from studytui.calc.registry import names
+    from studytui.tui.registry import ScreenSpec
 
     registry.add_screen(
         ScreenSpec(
@@ -53,7 +90,5 @@ def register(registry: Registry) -> None:
             run=lambda app: app.open_screen(SCREEN_ID, hub=True),
         )
     )
-    for name, title in CALCULATOR_TITLES:
-        registry.add_command(
-            PaletteCommand(title=f"Calculator: {title}", help=f"Open the {title} calculator", run=_opener(name))
-        )
+    for name in names():
+        registry.add_command(CalculatorCommand(name))

@@ -23,7 +23,7 @@ from textual.widgets import Input, Label, Static
 
 from studytui.calc.dtypes import DTYPES
 from studytui.calc.form_values import GROUPS, group_of
-from studytui.calc.forms import FREE_CHOICE_FIELDS, CalcSpec, FieldSpec
+from studytui.calc.forms import CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
 from studytui.tui.widgets.inputs import FieldInput
 
@@ -43,7 +43,7 @@ def _select_options(field: FieldSpec, models: Iterable[str]) -> list[tuple[str, 
 
 
 def uses_select(field: FieldSpec) -> bool:
-    if field.name in FREE_CHOICE_FIELDS:
+    if field.free:
         return False
     return field.kind in ("bool", "model", "dtype") or (field.kind == "choice" and bool(field.choices))
 
@@ -265,7 +265,7 @@ class CalcForm(VerticalScroll):
                 grouped.setdefault(group, []).append(field)
                 self.group_of_field[field.name] = group
         yield Grid(*main, classes="field-grid")
-        for group_id, title, _names in GROUPS:
+        for group_id, title in GROUPS:
             fields = grouped.get(group_id)
             if not fields:
                 continue

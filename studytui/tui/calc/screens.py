@@ -1,9 +1,11 @@
 """The calculators hub and one screen per calculator: form, live results, plot, explain panel.
 
-Every number shown comes from `CalcSpec.run` (studytui.calc.forms); this module only lays the
-numbers out. Results are recomputed synchronously on every change of any field, so what is on
-screen always belongs to what is in the form; when the form is not valid the field is marked,
-and the results and plot are blanked rather than left showing the last good numbers.
+Every number shown comes from `CalcSpec.run` (studytui.calc.forms), and everything particular to
+a calculator (its title, headline rows, short labels, plot) from its spec (studytui.calc.registry
+lists them); this module only lays them out. Results are recomputed synchronously on every change
+of any field, so what is on screen always belongs to what is in the form; when the form is not
+valid the field is marked, and the results and plot are blanked rather than left showing the last
+good numbers.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from studytui.calc.form_values import PLOTTED, SWEEP_PLOTTED, initial_values
-from studytui.calc.forms import CALCULATORS, CalcSpec, choices_for
+from studytui.calc import registry
+from studytui.calc.form_values import initial_values
+from studytui.calc.forms import CalcSpec, choices_for, plot_points
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
 from studytui.core.errors import StudyError
@@ -39,7 +42,8 @@ from studytui.tui.host import cursor_blink_of, data_dir_of, host_of, store_of
 
 if TYPE_CHECKING:
     from studytui.calc.hardware import Accelerator, Catalog
-    from studytui.tui.calc.plot import Roof, RooflinePlot, WorkPoint
+    from studytui.tui.calc.plot import Roof, RooflinePlot
+    from studytui.tui.calc.sweep_plot import SweepPlot
 
 DASH = "—"
 # Roofs read from the catalog and measured profiles, per (data dir, gpu, dtype, profile, kind):
@@ -62,7 +66,7 @@ MAX_SWITCH_KEY = 12
 
 def switch_keys() -> list[tuple[str, str]]:
     """(key, calculator name) for every calculator that gets a function key."""
-    names = list(CALCULATORS)[: MAX_SWITCH_KEY - FIRST_SWITCH_KEY + 1]
+    names = registry.names()[: MAX_SWITCH_KEY - FIRST_SWITCH_KEY + 1]
     return [(f"f{FIRST_SWITCH_KEY + i}", name) for i, name in enumerate(names)]
 
 
@@ -76,34 +80,25 @@ def _key_hint(plotted: bool, narrow: bool = False) -> Content:
     return Content(" ") + Content(gap).join(parts) + Content(gap + "tab next field")
 
 
-SHORT_NAMES = {"transformer": "transf", "collective": "collect", "occupancy": "occup"}
-
-
 def _switcher_line(current: str, narrow: bool = False) -> Content:
     """F2 roofline F3 gemm ...: every calculator, the current one highlighted, each clickable.
-    Narrow terminals get "F: 2 roofline 3 gemm 4 transf ..." so all of them fit in 80 columns."""
+    Narrow terminals get "F: 2 roofline 3 gemm 4 transf ..." (a spec's short_name) so all of them
+    fit in 80 columns (only then are the specs loaded)."""
     parts = []
     for key, name in switch_keys():
-        label = f"{key[1:]} {SHORT_NAMES.get(name, name)}" if narrow else f"{key.upper()} {name}"
+        label = f"{key[1:]} {registry.spec(name).short_name or name}" if narrow else f"{key.upper()} {name}"
         style = "bold reverse" if name == current else ""
         markup = f"[@click=screen.switch('{name}')][{style}]$label[/][/]" if style else f"[@click=screen.switch('{name}')]$label[/]"
         parts.append(Content.from_markup(markup, label=label))
     return Content(" F: " if narrow else " ") + Content(" ").join(parts)
 
 
-# Results a learner reads first, by the start of their label: they are shown above every other
-# row, so they stay on screen at 80x24 whatever the plot takes.
-HEADLINE_PREFIXES = (
-    "bound", "time lower bound", "TPOT", "tokens/s", "memory per GPU", "max batch", "time", "bus bandwidth",
-    "walltime speedup", "expected tokens", "best gamma", "KV for batch", "KV bytes per token", "achieved",
-    "fraction", "roofline reached", "physics", "measured time",
-)
-
-
-def headline_first(rows: list[tuple[str, str]]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
-    """(headline rows, the other rows), each in the calculator's own order."""
-    head = [r for r in rows if r[0].startswith(HEADLINE_PREFIXES)]
-    rest = [r for r in rows if not r[0].startswith(HEADLINE_PREFIXES)]
+def headline_first(rows: list[tuple[str, str]], spec: CalcSpec) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(headline rows, the other rows), each in the calculator's own order. The headline rows are
+    those whose label starts with one of the spec's `headline` prefixes: shown above every other
+    row, they stay on screen at 80x24 whatever the plot takes."""
+    head = [r for r in rows if r[0].startswith(spec.headline)]
+    rest = [r for r in rows if not r[0].startswith(spec.headline)]
     return head, rest
 
 
@@ -153,10 +148,7 @@ class CalculatorScreen(Screen[None]):
 
     def __init__(self, launch: Launch) -> None:
         super().__init__()
-        spec = CALCULATORS.get(launch.calc)
-        if spec is None:
-            raise KeyError(launch.calc)
-        self.spec: CalcSpec = spec
+        self.spec: CalcSpec = registry.spec(launch.calc)  # KeyError for an unknown calculator
         self.launch = launch
         self.entry: EntryContext | None = launch.entry
         self.result: Result | None = None
@@ -166,8 +158,8 @@ class CalculatorScreen(Screen[None]):
         self._data_dir: Path | None = None
         self._catalog: Catalog | None = None
         self._initial: dict[str, str] = {}
-        self.panel = "plot" if launch.calc in PLOTTED | SWEEP_PLOTTED else "explain"
-        self._texts: dict[str, str] = {"explain": DASH, "about": spec.description}
+        self.panel = "plot" if self.spec.plot else "explain"
+        self._texts: dict[str, str] = {"explain": DASH, "about": self.spec.description}
         self._computed_for: dict[str, str] | None = None
         self._painted = False
 
@@ -212,22 +204,22 @@ class CalculatorScreen(Screen[None]):
                     yield Static("", id="calc-results")
                 yield Static("", id="calc-tabline")
                 with ContentSwitcher(id="calc-tabs", initial=_widget_for_panel(self.panel)):
-                    if self.spec.name in PLOTTED:
+                    if self.spec.plot == "roofline":
                         from studytui.tui.calc.plot import RooflinePlot
 
                         yield RooflinePlot(id="tab-plot")
-                    elif self.spec.name in SWEEP_PLOTTED:
-                        from studytui.tui.calc.occupancy_plot import OccupancyPlot
+                    elif self.spec.plot == "sweep":
+                        from studytui.tui.calc.sweep_plot import SweepPlot
 
-                        yield OccupancyPlot(id="tab-plot")
+                        yield SweepPlot(f"{self.spec.title}: no valid inputs", id="tab-plot")
                     with VerticalScroll(id="tab-text", classes="calc-text-scroll"):
                         yield Static("", id="calc-text", markup=False)
-        yield Static(_key_hint(self.spec.name in PLOTTED, narrow=self.app.size.width < 100), id="calc-keys")
+        yield Static(_key_hint(self.spec.plot == "roofline", narrow=self.app.size.width < 100), id="calc-keys")
 
     @property
     def panels(self) -> list[tuple[str, str]]:
         """(id, title) of the panels under the results, in ctrl+l order."""
-        plot = [("plot", "Plot")] if self.spec.name in PLOTTED | SWEEP_PLOTTED else []
+        plot = [("plot", "Plot")] if self.spec.plot else []
         return [*plot, ("explain", "Explain"), ("about", "About")]
 
     def on_mount(self) -> None:
@@ -266,7 +258,7 @@ class CalculatorScreen(Screen[None]):
         if self.launch.label and unchanged:
             title += f" · {self.launch.label}"
         else:
-            summary = [values[k] for k in ("model", "phase", "op") if values.get(k)]
+            summary = [values[k] for k in self.spec.title_fields if values.get(k)]
             if values.get("gpu"):
                 summary.append(f"on {values['gpu']}")
             if summary:
@@ -279,7 +271,7 @@ class CalculatorScreen(Screen[None]):
 
     def on_resize(self) -> None:
         self.query_one("#calc-switcher", Static).update(_switcher_line(self.spec.name, narrow=self.size.width < 100))
-        self.query_one("#calc-keys", Static).update(_key_hint(self.spec.name in PLOTTED, narrow=self.size.width < 100))
+        self.query_one("#calc-keys", Static).update(_key_hint(self.spec.plot == "roofline", narrow=self.size.width < 100))
         self.form.set_label_width(28 if self.size.width >= 110 else 21)
         if self.result is not None:
             self._draw_rows(self.result.rows, self.result.warnings)
@@ -295,7 +287,7 @@ class CalculatorScreen(Screen[None]):
 
         values = self._computed_for or {}
         shown = readings(self.spec, values) if read else []
-        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width(), shown))
+        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width(), shown, spec=self.spec))
 
     # --- live recompute -----------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -415,12 +407,12 @@ class CalculatorScreen(Screen[None]):
             pass  # a read-only store must not stop the calculator
 
     # --- plot ---------------------------------------------------------------------------------
-    def _plot(self) -> RooflinePlot | None:
-        if self.spec.name in SWEEP_PLOTTED:
-            from studytui.tui.calc.occupancy_plot import OccupancyPlot
+    def _plot(self) -> RooflinePlot | SweepPlot | None:
+        if self.spec.plot == "sweep":
+            from studytui.tui.calc.sweep_plot import SweepPlot
 
-            return self.query_one("#tab-plot", OccupancyPlot)  # type: ignore[return-value]
-        if self.spec.name not in PLOTTED:
+            return self.query_one("#tab-plot", SweepPlot)
+        if self.spec.plot != "roofline":
             return None
         from studytui.tui.calc.plot import RooflinePlot
 
@@ -452,11 +444,16 @@ class CalculatorScreen(Screen[None]):
         plot = self._plot()
         if plot is None:
             return
-        if self.spec.name in SWEEP_PLOTTED:
-            plot.show(result.values, values.get("sweep") or None)  # type: ignore[call-arg]
-            return
-        from studytui.tui.calc.plot import Roof
+        if self.spec.sweep is not None:
+            from studytui.tui.calc.sweep_plot import SweepPlot
 
+            if isinstance(plot, SweepPlot):
+                plot.show(self.spec.sweep(result.values, values))
+            return
+        from studytui.tui.calc.plot import Roof, RooflinePlot, WorkPoint
+
+        if not isinstance(plot, RooflinePlot):
+            return
         v = result.values
         if not v.get("peak_flops") or not v.get("mem_bw"):
             plot.blank("no roofline for this result")
@@ -477,35 +474,8 @@ class CalculatorScreen(Screen[None]):
             compare = self._roof(self.compare_gpu, dtype, "vendor", "compare")
             if compare is not None:
                 roofs.append(compare)
-        points = self._points(result, values)
+        points = [WorkPoint(*point) for point in plot_points(self.spec, result, values, self._data_dir)]
         plot.show(roofs, points)
-
-    def _points(self, result: Result, values: Mapping[str, str]) -> list[WorkPoint]:
-        from studytui.tui.calc.plot import WorkPoint
-
-        v = result.values
-        points: list[WorkPoint] = []
-        if self.spec.name == "transformer":
-            # Prefill and decode together: the other phase is run through the same calculator.
-            phase = str(v.get("phase") or values.get("phase") or "decode")
-            other_phase = "prefill" if phase == "decode" else "decode"
-            other: Result | None
-            try:
-                other = self.spec.run({**values, "phase": other_phase}, self._data_dir)
-            except Exception:
-                other = None
-            by_phase = {phase: result, other_phase: other}
-            for name in ("prefill", "decode"):
-                r = by_phase.get(name)
-                if r is not None and r.values.get("intensity") and r.values.get("attainable_flops"):
-                    mark = " (shown)" if name == phase else ""
-                    points.append(WorkPoint(f"{name}{mark}", float(r.values["intensity"]), float(r.values["attainable_flops"])))
-            return points
-        if v.get("intensity") and v.get("attainable_flops"):
-            points.append(WorkPoint(f"{self.spec.name} (attainable)", float(v["intensity"]), float(v["attainable_flops"])))
-        if v.get("intensity") and v.get("achieved_flops"):
-            points.append(WorkPoint("measured", float(v["intensity"]), float(v["achieved_flops"])))
-        return points
 
     # --- actions ------------------------------------------------------------------------------
     def action_close(self) -> None:
@@ -514,7 +484,7 @@ class CalculatorScreen(Screen[None]):
     def action_switch(self, name: str) -> None:
         """Another calculator in place of this one (Esc still goes back to where `c` was pressed);
         the entry it was opened from stays the one "save to note" writes to."""
-        if name == self.spec.name or name not in CALCULATORS:
+        if name == self.spec.name or name not in registry.names():
             return
         self.app.switch_screen(CalculatorScreen(Launch(name, entry=self.entry)))
 
@@ -537,8 +507,10 @@ class CalculatorScreen(Screen[None]):
         self.app.push_screen(GpuPickerScreen(self.form.text_of("gpu") or None, self._data_dir), chosen)
 
     def action_compare(self) -> None:
-        if self.spec.name not in PLOTTED:
-            self.notify("Only the roofline, GEMM and transformer screens have a plot.", timeout=3)
+        if self.spec.plot != "roofline":
+            plotted = [name for name in registry.names() if registry.spec(name).plot == "roofline"]
+            which = ", ".join(plotted[:-1]) + " and " + plotted[-1] if len(plotted) > 1 else "".join(plotted)
+            self.notify(f"Only the {which} screens have a roofline plot.", timeout=3)
             return
         if self.compare_gpu is not None:
             self.compare_gpu = None
@@ -645,38 +617,21 @@ def _wrap(text: str, width: int) -> list[str]:
     return [fit(x, width) for x in lines]
 
 
-# Shorter labels for narrow terminals, so rows that differ only at the end stay distinguishable.
-_SHORTER = (
-    (re.compile(r"^time lower bound\s+max\(\)$"), "time bound max()"),
-    (re.compile(r"^time lower bound \(with comms\)$"), "time bound +comms"),
-    (re.compile(r"^TPOT lower bound.*$"), "TPOT bound"),
-    (re.compile(r"^tokens/s upper bound$"), "tokens/s bound"),
-    (re.compile(r"^max batch at context (\S+)$"), r"max batch @\1"),
-    (re.compile(r"^serial estimate\s+sum\(\)$"), "serial sum()"),
-    (re.compile(r"^serial estimate \(with comms\)$"), "serial +comms"),
-    (re.compile(r"^(compute|memory) time per GPU \(.*\)$"), r"\1 time/GPU"),
-    (re.compile(r"^(compute|memory) time \(.*\)$"), r"\1 time"),
-    (re.compile(r"^arithmetic intensity$"), "intensity"),
-    (re.compile(r"^parameters \(total / active\)$"), "params tot/active"),
-    (re.compile(r"^expected tokens per target step$"), "tokens per step"),
-    (re.compile(r"^KV per sequence at (\S+)( tokens)?$"), r"KV per seq @\1"),
-)
-
-
-def short_label(label: str) -> str:
-    for pattern, replacement in _SHORTER:
-        if pattern.match(label):
-            return pattern.sub(replacement, label)
+def short_label(label: str, spec: CalcSpec) -> str:
+    """The label for a narrow terminal: the first of the spec's short_labels that matches it."""
+    for pattern, replacement in spec.short_labels:
+        if re.match(pattern, label):
+            return re.sub(pattern, replacement, label)
     return label
 
 
 def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, width: int = 80,
-               read: list[tuple[str, str, str]] | None = None) -> Content:
+               read: list[tuple[str, str, str]] | None = None, *, spec: CalcSpec) -> Content:
     """Label and value columns as plain Content (much cheaper to redraw than a Rich Table).
 
     The headline rows come first, in bold. Nothing wraps out of its column: a label too long is
     cut with an ellipsis, a long value continues on the next line under itself."""
-    head, rest = headline_first(list(rows))
+    head, rest = headline_first(list(rows), spec)
     # How typed values were read ("128k" -> 128,000; a bare "2" in a time field -> 2 s), right
     # under the headline so a misread unit is seen with the result it changes.
     read_rows = [("read as", f"{label} {text} = {shown}") for label, text, shown in read or []]
@@ -684,7 +639,7 @@ def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, 
     ordered = head + rest
     cap = max(12, (width * 2) // 5)
     if max((len(label) for label, _v in ordered), default=0) > cap:
-        ordered = [(short_label(label), value) for label, value in ordered]
+        ordered = [(short_label(label, spec), value) for label, value in ordered]
     label_width = min(max((len(label) for label, _v in ordered), default=0), cap)
     value_width = max(8, width - label_width - 2)
     indent = " " * (label_width + 2)
@@ -721,12 +676,12 @@ class CalculatorHubScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static("Calculators: the arithmetic of the reading, on a GPU you choose", id="hub-title")
         options = []
-        for name, spec in CALCULATORS.items():
+        for spec in registry.specs():
             body = Text()
             body.append(spec.title, style="bold")
-            body.append(f"  ({name})\n")
+            body.append(f"  ({spec.name})\n")
             body.append(spec.description, style="dim")
-            options.append(Option(body, id=name))
+            options.append(Option(body, id=spec.name))
         yield OptionList(*options, id="hub-list")
         hint = "Enter: open   Escape: back   Figures are vendor peaks unless a measured profile is chosen."
         if self.entry is not None:
@@ -739,7 +694,7 @@ class CalculatorHubScreen(Screen[None]):
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         name = event.option.id
-        if name in CALCULATORS:
+        if name in registry.names():
             self.app.push_screen(CalculatorScreen(Launch(name, entry=self.entry)))
 
     def action_close(self) -> None:
@@ -752,11 +707,11 @@ def launch_for(app: Any, calc: str | None = None, hub: bool = False, args: Mappi
     entry = host.current_entry() if host is not None else None
     context = EntryContext(entry.id, entry.title) if entry is not None else None
     if calc:
-        if calc not in CALCULATORS:
+        if calc not in registry.names():
             app.notify(visible_controls(f"No calculator named {calc!r}."), severity="error", markup=False)
             return CalculatorHubScreen(context)
         return CalculatorScreen(Launch(calc, args or {}, label, context))
     try_it = getattr(entry, "try_it", None) if entry is not None else None
-    if not hub and try_it is not None and try_it.calc in CALCULATORS:
+    if not hub and try_it is not None and try_it.calc in registry.names():
         return CalculatorScreen(Launch(try_it.calc, dict(try_it.args), try_it.label, context))
     return CalculatorHubScreen(context)

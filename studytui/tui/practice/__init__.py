@@ -4,16 +4,22 @@ palette lists "Practice: <section>" and "Review due problems".
 Nothing here is imported before the first frame: problems, attempts and the scheduler load in a
 ready hook run after the main screen is painted (`PracticeState.load`), and the screen module
 loads when it is first opened.
+
+It reaches the app only through its host (studytui.tui.host.StudyHost): the state is kept with
+`host.set_practice_state`, and a change of mastery is a message (MasteryChanged) the main screen
+handles; nothing here touches another screen's widgets.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from studytui.practice.service import Practice
+    from studytui.tui.host import StudyHost
     from studytui.tui.registry import Registry
 
 SCREEN_ID = "practice"
@@ -24,13 +30,13 @@ KEY = "x"
 class PracticeState:
     """What the tree and the status line show: mastery per section, and the due count."""
 
-    practice: Any  # studytui.practice.service.Practice
+    practice: Practice
     mastery: dict[str, tuple[int, int]] = field(default_factory=dict)  # section id -> (mastered, problems)
     due: int = 0
     attempted: bool = False  # nothing is shown until the learner has answered something
 
     @classmethod
-    def load(cls, app: Any) -> "PracticeState | None":
+    def load(cls, app: StudyHost) -> PracticeState | None:
         from studytui.core.errors import StudyError
         from studytui.practice.service import Practice
 
@@ -60,34 +66,34 @@ class PracticeState:
         return dict(self.mastery) if self.attempted else {}
 
 
-def practice_state(app: Any) -> PracticeState | None:
+def practice_state(app: StudyHost) -> PracticeState | None:
     """The app's practice state, loading it on first use."""
-    state = getattr(app, "practice_state", None)
-    if state is None:
-        state = PracticeState.load(app)
-        app.practice_state = state
-    return state
+    state = app.practice_state
+    if isinstance(state, PracticeState):
+        return state
+    loaded = PracticeState.load(app)
+    app.set_practice_state(loaded)
+    return loaded
 
 
-def refresh_views(app: Any) -> None:
-    """After an answer: recompute mastery and redraw the tree's section rows and the status."""
+def refresh_views(app: StudyHost) -> None:
+    """After an answer: recompute mastery, and tell the views (the tree's section rows, the status line)."""
+    from studytui.tui.messages import MasteryChanged
+
     state = practice_state(app)
     if state is None:
         return
     state.recompute()
-    main = getattr(app, "main_screen", None)
-    if main is not None:
-        main.tree.set_mastery(state.tree_mastery())
-        main.update_status()
+    app.post_message(MasteryChanged(state.tree_mastery()))
 
 
-def open_practice(app: Any, section: str | None = None, entry: str | None = None, due: bool = False) -> Screen[Any]:
+def open_practice(app: StudyHost, section: str | None = None, entry: str | None = None, due: bool = False) -> Screen[Any]:
     from studytui.tui.practice.screen import practice_screen_for
 
     return practice_screen_for(app, section=section, entry=entry, due=due)
 
 
-def _ready(app: Any) -> None:
+def _ready(app: StudyHost) -> None:
     """After the first frame: load problems and attempts, show mastery, add the palette commands."""
     from studytui.tui.registry import PaletteCommand
 
@@ -99,9 +105,16 @@ def _ready(app: Any) -> None:
         if count:
             app.registry.add_command(PaletteCommand(
                 title=f"Practice: {section.title}", help=f"{count} problems graded by the calculators",
-                run=lambda a, sid=section.id: a.open_screen(SCREEN_ID, section=sid),
+                run=_opener(section.id),
             ))
     refresh_views(app)
+
+
+def _opener(section_id: str) -> Callable[[StudyHost], None]:
+    def run(app: StudyHost) -> None:
+        app.open_screen(SCREEN_ID, section=section_id)
+
+    return run
 
 
 def register(registry: Registry) -> None:

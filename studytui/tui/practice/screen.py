@@ -7,7 +7,7 @@ solution, Ctrl+O opens the calculator prefilled with this variant.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,10 +20,13 @@ from textual.widgets.option_list import Option
 from studytui.core.errors import StudyError
 from studytui.practice.grading import miss_text
 from studytui.tui.format import visible_controls
-from studytui.tui.host import cursor_blink_of
+from studytui.tui.host import StudyHost, cursor_blink_of, study_host
 from studytui.tui.practice import PracticeState, practice_state, refresh_views
 from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.inputs import OrderedInput
+
+if TYPE_CHECKING:
+    from studytui.practice.service import Practice
 
 CALC_SCREEN = "calculators"
 
@@ -81,8 +84,12 @@ class PracticeScreen(Screen[None]):
         self.solution_shown = False
 
     @property
-    def practice(self) -> Any:
+    def practice(self) -> Practice:
         return self.state.practice
+
+    @property
+    def host(self) -> StudyHost:
+        return study_host(self.app)
 
     # --- building -----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -208,7 +215,7 @@ class PracticeScreen(Screen[None]):
         self.query_one("#practice-feedback", Static).scroll_visible(animate=False)
 
     def _after_attempt(self, problem_id: str) -> None:
-        refresh_views(self.app)
+        refresh_views(self.host)
         option_list = self.query_one(OptionList)
         index = self.problem_ids.index(problem_id)
         option_list.replace_option_prompt_at_index(index, self._option(problem_id).prompt)
@@ -231,7 +238,7 @@ class PracticeScreen(Screen[None]):
     def action_open_calculator(self) -> None:
         if self.variant is None:
             return
-        app = cast(Any, self.app)
+        app = self.host
         if CALC_SCREEN not in app.registry.screens:
             self.notify("The calculators are not available here.", severity="warning")
             return
@@ -260,7 +267,7 @@ class PracticeScreen(Screen[None]):
         self.dismiss(None)
 
 
-def practice_screen_for(app: Any, section: str | None = None, entry: str | None = None, due: bool = False) -> Screen[Any]:
+def practice_screen_for(app: StudyHost, section: str | None = None, entry: str | None = None, due: bool = False) -> Screen[Any]:
     """The screen `x` or the palette opens: due reviews, a section's problems, or those of the
     entry (else its section) the learner is on."""
     state = practice_state(app)
@@ -283,17 +290,17 @@ def practice_screen_for(app: Any, section: str | None = None, entry: str | None 
         ids = [p.id for p in practice.problems]
         return PracticeScreen(state, ids, "all problems", notice="Nothing is due for review; here are all problems.")
     if section is None and entry is None:
-        main = getattr(app, "main_screen", None)
-        current = getattr(main, "current_entry", None) if main is not None else None
+        current = app.current_entry()
         if current is not None:
             entry = current.id
-        elif main is not None and main._section_of_position() is not None:
-            section = main._section_of_position().id
+        else:
+            on_screen = app.current_section()
+            section = on_screen.id if on_screen is not None else None
     notice = ""
     if entry is not None:
         found = app.guide.get(entry)
         ids = [p.id for p in practice.for_entry(found.id)] if found is not None else []
-        if ids:
+        if found is not None and ids:
             return PracticeScreen(state, ids, f"{found.title}")
         if found is not None:
             section = found.section_id

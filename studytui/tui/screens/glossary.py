@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -11,7 +12,8 @@ from textual.widgets import Input, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.guide.model import GlossaryTerm, Guide
-from studytui.tui.host import cursor_blink_of
+from studytui.tui.host import cursor_blink_of, host_of
+from studytui.tui.keyroute import KeyRouting
 from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.inputs import OrderedInput
 
@@ -80,14 +82,13 @@ class GlossaryScreen(Screen[None]):
         current = terms.highlighted if terms.highlighted is not None else -1
         terms.highlighted = max(0, min(terms.option_count - 1, current + step))
 
-    def on_key(self, event) -> None:
+    def on_key(self, event: events.Key) -> None:
         # Typing with the list focused (after Tab or a click) still goes to the filter.
         filter_input = self.query_one("#glossary-filter", OrderedInput)
         if event.is_printable and self.focused is not filter_input:
             event.stop()
-            settled = getattr(self.app, "key_settled", None)
-            if settled is not None:
-                settled(event)  # taken here: later keys need not wait for it (keyroute)
+            if isinstance(self.app, KeyRouting):
+                self.app.key_settled(event)  # taken here: later keys need not wait for it (keyroute)
             filter_input.focus()
             filter_input.insert_text_at_cursor(event.character or "")
 
@@ -113,11 +114,9 @@ class GlossaryScreen(Screen[None]):
             return
         for entry_id in term.see:
             if self.guide.get(entry_id) is not None:
-                from studytui.tui.app import StudyApp
-
-                app = self.app
-                if isinstance(app, StudyApp):
-                    app.jump_to(entry_id)
+                host = host_of(self.app)
+                if host is not None:
+                    host.jump_to(entry_id)
                 return
         self.notify("This term has no linked entry.", timeout=3)
 

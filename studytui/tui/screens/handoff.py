@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.style import Style
 from textual.widgets import Button, Static
 
+from studytui.tui.host import host_of
 from studytui.tui.screens.refuse import RefusesStudyKeys
 
 
@@ -36,8 +37,8 @@ class HandoffDialog(RefusesStudyKeys, ModalScreen[None]):
     """
 
     def _entry_id(self) -> str | None:
-        guide = getattr(self.app, "guide", None)
-        for entry in getattr(guide, "entries", ()):
+        host = host_of(self.app)
+        for entry in host.guide.entries if host is not None else ():
             if entry.url == self.url:
                 return str(entry.id)
         return None
@@ -80,11 +81,9 @@ class HandoffDialog(RefusesStudyKeys, ModalScreen[None]):
             self.dismiss()
 
     def action_copy(self) -> None:
-        from studytui.tui.app import StudyApp
-
-        app = self.app
-        if isinstance(app, StudyApp):
-            app.copy_text(self.url)
+        host = host_of(self.app)
+        if host is not None:
+            host.copy_text(self.url)
         self.notify("Copied again.", timeout=2)
 
     def action_close(self) -> None:

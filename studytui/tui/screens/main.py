@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union, cast
+from typing import TYPE_CHECKING, Union
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,7 +18,9 @@ from studytui.core.handoff import check_link
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.tui.compat import key_bindings
 from studytui.tui.format import fraction_bar, percent, short_timestamp
+from studytui.tui.host import StudyHost, study_host
 from studytui.tui.keyroute import focus_now
+from studytui.tui.messages import MasteryChanged, PlanChanged
 from studytui.tui.widgets.detail_pane import DetailPane, SourceLink
 from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.guide_tree import GuideTree, NodeData
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
     from studytui.store.model import NoteVersion
     from studytui.study.flow import Counts
     from studytui.study.session import Change
-    from studytui.tui.app import StudyApp
     from studytui.tui.widgets.note_panel import NoteEditor
 
 Position = Union[Entry, Section, Subsection]
@@ -60,10 +61,12 @@ class MainScreen(Screen[None]):
         self.position: Position | None = None
         self._last_viewed_timer: Timer | None = None
         self._pending_last_viewed: str | None = None
+        # "finish ~ DATE at your pace" from the plan plug-in (PlanChanged); "" shows nothing.
+        self.plan_label = ""
         # Registered screens (glossary, policy, calculators...) get their keys here, with ids
         # users can remap like any other binding.
         keys = key_bindings(self)
-        for spec in self.study_app.registry.screens.values():
+        for spec in self.host.registry.screens.values():
             if spec.key:
                 binding = Binding(
                     spec.key, f"app.open_screen('{spec.id}')", spec.title, show=spec.footer, id=spec.id, tooltip=spec.description
@@ -72,8 +75,8 @@ class MainScreen(Screen[None]):
                 keys[spec.key] = [*keys.get(spec.key, []), binding]
 
     @property
-    def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)
+    def host(self) -> StudyHost:
+        return study_host(self.app)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """While the note editor has focus, a key that types text is text: its binding leaves the
@@ -84,17 +87,17 @@ class MainScreen(Screen[None]):
         return not typed_by_focus(self, action)
 
     def compose(self) -> ComposeResult:
-        app = self.study_app
+        app = self.host
         yield Static(id="status")
         with Horizontal(id="body"):
-            states = {entry_id: p.state for entry_id, p in app.progress.items()}
+            states = {entry_id: p.state for entry_id, p in app.session.progress.items()}
             yield GuideTree(app.guide, states, self._section_counts(), id="guide")
-            yield DetailPane(app.draft, app.flush_note, cursor_blink=app.cursor_blink, id="detail")
+            yield DetailPane(app.session.draft, app.flush_note, cursor_blink=app.cursor_blink, id="detail")
         yield StudyFooter()
 
     def on_mount(self) -> None:
         # Immediate: the rows and the status line are redrawn in the same frame as the change.
-        self.study_app.study_changed.subscribe(self, self.on_study_changed, immediate=True)
+        self.host.study_changed.subscribe(self, self.on_study_changed, immediate=True)
         tree = self.tree
         tree.focus()
         if self._start is not None:
@@ -114,12 +117,12 @@ class MainScreen(Screen[None]):
             self.call_after_refresh(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:
-        self.study_app.first_frame_shown()
+        self.host.first_frame_shown()
         await self.detail.mount_rest()
 
     # --- parts --------------------------------------------------------------------------------
     @property
-    def tree(self) -> GuideTree:
+    def tree(self) -> GuideTree:  # type: ignore[override]  # DOMNode.tree (a Rich tree of the DOM, for debugging) is not used here
         return self.query_one(GuideTree)
 
     @property
@@ -149,11 +152,17 @@ class MainScreen(Screen[None]):
             self._show_position(node.data)
 
     def _section_counts(self) -> dict[str, tuple[int, int]]:
-        return {s.id: (s.counts.done + s.counts.skipped, s.counts.total) for s in self.study_app.summary.sections}
+        return {s.id: (s.counts.done + s.counts.skipped, s.counts.total) for s in self.host.session.summary.sections}
+
+    @property
+    def current_section(self) -> Section | None:
+        """The section of what is on screen (an entry's, a subsection's, or the section itself)."""
+        self.sync_position()
+        return self._section_of_position()
 
     def _section_of_position(self) -> Section | None:
         position = self.position
-        guide = self.study_app.guide
+        guide = self.host.guide
         if isinstance(position, Section):
             return position
         if isinstance(position, Entry):
@@ -183,16 +192,25 @@ class MainScreen(Screen[None]):
 
     def status_text(self, width: int) -> str:
         """The header line, fitted to `width` cells: the counts always whole. Where it does not
-        fit (80 columns), the overall bar, then the practice wording, then the section's title give way."""
-        summary = self.study_app.summary
+        fit (80 columns), the plan's finish date goes first, then the overall bar, then the
+        practice wording, then the section's title give way."""
+        if self.plan_label:
+            whole = self._progress_text(0) + f"  │  {self.plan_label}"
+            if not width or len(whole) <= width:
+                return whole
+        return self._progress_text(width)
+
+    def _progress_text(self, width: int) -> str:
+        """The header without the plan's label (width 0: everything, uncut)."""
+        summary = self.host.session.summary
         overall = summary.overall
         covered = overall.done + overall.skipped
-        prefix = "READ-ONLY (nothing is saved)  │  " if self.study_app.session.read_only else ""
+        prefix = "READ-ONLY (nothing is saved)  │  " if self.host.session.read_only else ""
         overalls = [
             f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}",
             f"Overall {covered}/{overall.total} ({percent(covered, overall.total)})",
         ]
-        practice = getattr(self.study_app, "practice_state", None)
+        practice = self.host.practice_state
         said = practice.status_text() if practice is not None else ""
         tails = [f"  │  {said}", f"  │  {said.replace('Practice ', '◆')}"] if said else [""]
         section = self._section_of_position()
@@ -224,13 +242,13 @@ class MainScreen(Screen[None]):
             self._show_position(event.node.data)
 
     def _show_position(self, data: NodeData | None) -> None:
-        app = self.study_app
+        app = self.host
         if data is None:
             return
         if isinstance(data, Entry):
             app.switch_note(data.id)  # switching entries saves the note first
             self.position = data
-            progress = app.progress.get(data.id)
+            progress = app.session.progress.get(data.id)
             self.detail.show_entry(data, app.state_of(data.id), progress.last_opened_at if progress else None, app.today())
             self._remember_last_viewed(data.id)
         else:
@@ -239,7 +257,7 @@ class MainScreen(Screen[None]):
             section = self._section_of_position()
             if section is not None:
                 sub = data if isinstance(data, Subsection) else None
-                counts = next(s.counts for s in app.summary.sections if s.id == section.id)
+                counts = next(s.counts for s in app.session.summary.sections if s.id == section.id)
                 self.detail.show_section(section, self.counts_text(counts), app.today(), sub)
         self.update_status()
 
@@ -268,7 +286,7 @@ class MainScreen(Screen[None]):
             self._last_viewed_timer = None
         if self._pending_last_viewed is not None:
             entry_id, self._pending_last_viewed = self._pending_last_viewed, None
-            self.study_app.store_write(self.study_app.store.set_last_viewed, entry_id)
+            self.host.store_write(self.host.store.set_last_viewed, entry_id)
 
     def on_unmount(self) -> None:
         self.save_last_viewed()
@@ -284,7 +302,7 @@ class MainScreen(Screen[None]):
         focus_now(self.tree)
 
     def action_next(self) -> None:
-        entries = self.study_app.guide.entries
+        entries = self.host.guide.entries
         self.sync_position()
         position = self.position
         if isinstance(position, Entry):
@@ -299,7 +317,7 @@ class MainScreen(Screen[None]):
         self.show_entry(target)
 
     def action_previous(self) -> None:
-        entries = self.study_app.guide.entries
+        entries = self.host.guide.entries
         self.sync_position()
         position = self.position
         if isinstance(position, Entry):
@@ -315,7 +333,7 @@ class MainScreen(Screen[None]):
         self.show_entry(target)
 
     def action_next_pending(self) -> None:
-        target = self.study_app.next_pending(self.current_entry)
+        target = self.host.next_pending(self.current_entry)
         if target is None:
             self.notify("Nothing is pending: every entry is done, skipped or being learned.", timeout=4)
             return
@@ -325,13 +343,13 @@ class MainScreen(Screen[None]):
         entry = self._entry_or_hint()
         if entry is None:
             return
-        self.study_app.set_state(entry, state)
+        self.host.set_state(entry, state)
 
     def on_study_changed(self, change: Change) -> None:
         """Progress or notes changed (here or in another process): redraw what shows them."""
         if not self.is_running:
             return  # closed since the change was published: nothing of ours is on screen
-        guide = self.study_app.guide
+        guide = self.host.guide
         for entry_id in sorted(change.entries):
             entry = guide.get(entry_id)
             if entry is not None:
@@ -342,12 +360,29 @@ class MainScreen(Screen[None]):
             self.detail.note_panel.draft_changed()
         self.update_status()
 
+    def on_plan_changed(self, message: PlanChanged) -> None:
+        """The plan was worked out again (studytui.tui.plan): the finish date in the header."""
+        message.stop()  # handed on by the app: it must not bubble back up to it
+        if self.plan_label == message.label:
+            return
+        self.plan_label = message.label
+        if self.is_running:
+            self.update_status()
+
+    def on_mastery_changed(self, message: MasteryChanged) -> None:
+        """Practice mastery changed (studytui.tui.practice posts it): the section rows and the status line."""
+        message.stop()  # handed on by the app: it must not bubble back up to it
+        if not self.is_running:
+            return
+        self.tree.set_mastery(message.mastery)
+        self.update_status()
+
     def refresh_entry(self, entry: Entry) -> None:
         """Redraw everything that shows `entry`'s state (row, section row, status, detail)."""
-        app = self.study_app
+        app = self.host
         self.tree.set_state(entry, app.state_of(entry.id), self._section_counts())
         if self.current_entry is not None and self.current_entry.id == entry.id:
-            progress = app.progress.get(entry.id)
+            progress = app.session.progress.get(entry.id)
             self.detail.show_progress(app.state_of(entry.id), progress.last_opened_at if progress else None)
         self.update_status()
 
@@ -355,7 +390,7 @@ class MainScreen(Screen[None]):
         entry = self._entry_or_hint()
         if entry is None:
             return
-        self.study_app.open_source(entry)
+        self.host.open_source(entry)
 
     def on_source_link_clicked(self, event: SourceLink.Clicked) -> None:
         self.action_open_source()
@@ -366,14 +401,14 @@ class MainScreen(Screen[None]):
         if entry is None:
             return
         if not entry.url:
-            self.study_app.say(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
+            self.host.say(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
             return
         link = check_link(entry.url)
         if not link.allowed:
-            self.study_app.say(f"Not copied: {link.url} ({link.reason}).", severity="warning", timeout=8)
+            self.host.say(f"Not copied: {link.url} ({link.reason}).", severity="warning", timeout=8)
             return
-        self.study_app.copy_text(link.url)
-        self.study_app.say(f"Copied {link.url}", timeout=3)
+        self.host.copy_text(link.url)
+        self.host.say(f"Copied {link.url}", timeout=3)
 
     def action_edit_note(self) -> None:
         if self._entry_or_hint() is None:
@@ -393,16 +428,16 @@ class MainScreen(Screen[None]):
         panel = self.detail.note_panel
         if panel.editing:
             panel.stop_editing()
-        if self.study_app.edit_note_externally(entry) is not None:
+        if self.host.edit_note_externally(entry) is not None:
             panel.refresh_preview()
-            if not self.study_app.draft.dirty and not self.study_app.session.has_unsaved:
+            if not self.host.session.draft.dirty and not self.host.session.has_unsaved:
                 self.notify("Note saved.", timeout=2)
 
     def action_note_history(self) -> None:
         entry = self._entry_or_hint()
         if entry is None:
             return
-        app = self.study_app
+        app = self.host
         if not app.flush_note():
             return  # a note the store refuses cannot be compared or restored yet
         try:
@@ -419,13 +454,13 @@ class MainScreen(Screen[None]):
             if version is not None and app.run_session(app.session.restore_note, entry.id, version):
                 self.notify(f"Restored the version of {short_timestamp(version.at)}.", timeout=4)
 
-        app.push_screen(HistoryScreen(entry.title, versions), restore)
+        self.app.push_screen(HistoryScreen(entry.title, versions), restore)
 
     def action_search(self, query: str = "") -> None:
         from studytui.tui.screens.search import SearchScreen
 
         def jump(entry_id: str | None) -> None:
             if entry_id:
-                self.study_app.jump_to(entry_id)
+                self.host.jump_to(entry_id)
 
         self.app.push_screen(SearchScreen(query), jump)

@@ -13,15 +13,18 @@ from typing import Any
 from textual import events
 
 from studytui.tui.compat import key_bindings, keys_bound_here
+from studytui.tui.host import host_of
+from studytui.tui.keyroute import KeyRouting
 
 
 class RefusesStudyKeys:
     """Mixin for screens pushed over the main screen that do not take the study keys."""
 
     def on_key(self, event: events.Key) -> None:
-        screen: Any = self
-        app: Any = screen.app
-        main = getattr(app, "main_screen", None)
+        screen: Any = self  # a Screen: the mixin comes before it in the screen's bases
+        app = screen.app
+        host = host_of(app)
+        main = host.main_screen if host is not None else None
         if main is None or main is screen or not screen.is_current:
             return
         if event.key in keys_bound_here(screen):
@@ -33,5 +36,5 @@ class RefusesStudyKeys:
         shown = event.character if event.character and event.character.isprintable() else event.key
         screen.notify(f"{shown} ({what}) not applied: this screen is open; Esc goes back first.", severity="warning", timeout=3)
         event.stop()
-        if hasattr(app, "key_settled"):
+        if isinstance(app, KeyRouting):
             app.key_settled(event)

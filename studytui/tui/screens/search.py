@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -13,10 +11,8 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.tui.format import state_glyph
+from studytui.tui.host import StudyHost, study_host
 from studytui.tui.widgets.inputs import OrderedInput
-
-if TYPE_CHECKING:
-    from studytui.tui.app import StudyApp
 
 RESULT_LIMIT = 30
 HINT = "Titles, sections, tags, authors, summaries and your notes. ↑↓ choose · Enter jump · Esc close"
@@ -50,19 +46,19 @@ class SearchScreen(ModalScreen[str | None]):
         self._shown_query: str | None = None  # the query the results on screen are for
 
     @property
-    def study_app(self) -> StudyApp:
-        return cast("StudyApp", self.app)
+    def host(self) -> StudyHost:
+        return study_host(self.app)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-box"):
             search_input = SearchInput(value=self._initial, placeholder="Search the guide and your notes", id="search-input")
-            search_input.cursor_blink = self.study_app.cursor_blink
+            search_input.cursor_blink = self.host.cursor_blink
             yield search_input
             yield Static(HINT, id="search-hint")
             yield OptionList(id="search-results")
 
     def on_mount(self) -> None:
-        self._notes = self.study_app.notes_by_entry()
+        self._notes = self.host.session.notes_by_entry()
         self.query_one(Input).focus()
         if self._initial:
             self.filter(self._initial)
@@ -71,7 +67,7 @@ class SearchScreen(ModalScreen[str | None]):
         """Replace the results with the best matches for `query`; returns how many."""
         self._shown_query = query
         results = self.query_one(OptionList)
-        app = self.study_app
+        app = self.host
         options: list[Option] = []
         total = 0
         if query.strip():

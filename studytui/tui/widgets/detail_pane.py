@@ -55,7 +55,7 @@ def kind_badge(kind: str | None) -> Content:
 class DetailPane(VerticalScroll):
     """Shows one entry, or a section/subsection overview, chosen with show_entry/show_section."""
 
-    def __init__(self, draft: NoteDraft, flush: Callable[[], None], *, cursor_blink: bool = True, id: str | None = None) -> None:
+    def __init__(self, draft: NoteDraft, flush: Callable[[], object], *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self._draft = draft
         self._flush = flush

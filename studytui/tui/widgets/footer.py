@@ -26,11 +26,13 @@ def typed_by_focus(screen: "Screen[Any]", action: str) -> bool:
     from textual.keys import key_to_character
 
     from studytui.tui.compat import key_bindings
+    from studytui.tui.host import host_of
 
     focused = screen.focused
     if focused is None:
         return False
-    keymap = getattr(screen.app, "user_keymap", None) or {}
+    host = host_of(screen.app)
+    keymap = host.user_keymap if host is not None else {}
     keys: list[str] = []
     for key, bindings in key_bindings(screen).items():
         for binding in bindings:

@@ -22,6 +22,7 @@ from textual.widgets import Input
 from textual.widgets.input import Selection
 
 from studytui.tui.compat import key_bindings, key_was_stopped
+from studytui.tui.keyroute import KeyRouting
 
 
 class InOrderBindings:
@@ -30,19 +31,19 @@ class InOrderBindings:
 
     async def on_key(self, event: events.Key) -> None:
         app = self.app  # type: ignore[attr-defined]
-        routed = hasattr(app, "resend_key")  # the study app (studytui.tui.keyroute)
-        if routed:
+        routing = app if isinstance(app, KeyRouting) else None  # the study app (studytui.tui.keyroute)
+        if routing is not None:
             # A key before this one may still be moving focus (Tab) or changing the screen (`/`,
             # Enter): wait for it, then judge where this key belongs.
-            await app.earlier_keys_settled(event)
+            await routing.earlier_keys_settled(event)
             self.call_next(self._taken, event)  # type: ignore[attr-defined]
         screen = self.screen  # type: ignore[attr-defined]
-        if routed and (not screen.is_current or screen.focused is not self):
+        if routing is not None and (not screen.is_current or screen.focused is not self):
             # Sent here before another screen opened, this one closed or focus moved on: it
             # belongs to what has focus now (studytui.tui.keyroute), not to this field.
             event.stop()
             event.prevent_default()
-            app.resend_key(event)
+            routing.resend_key(event)
             return
         for binding in key_bindings(self).get(event.key, ()):  # type: ignore[arg-type]
             if binding.priority:
@@ -56,8 +57,9 @@ class InOrderBindings:
     def _taken(self, event: events.Key) -> None:
         # Right after the key was handled here: typed text stops it (it never reaches the App),
         # so it has settled; a key that goes on up settles when the App has run its binding.
-        if key_was_stopped(event):
-            self.app.key_settled(event)  # type: ignore[attr-defined]
+        app = self.app  # type: ignore[attr-defined]
+        if key_was_stopped(event) and isinstance(app, KeyRouting):
+            app.key_settled(event)
 
 
 class OrderedInput(InOrderBindings, Input):
@@ -70,8 +72,7 @@ class FieldInput(OrderedInput):
 
     def on_focus(self, event: events.Focus) -> None:
         app = self.app
-        if getattr(app, "keyboard_focused", None) is self and not event.from_app_focus:
-            app.keyboard_focused = None  # type: ignore[attr-defined]
+        if not event.from_app_focus and isinstance(app, KeyRouting) and app.focused_by_keyboard(self):
             # All of it selected, the cursor at its start: a value as wide as the field (a tile
             # at 80 columns) stays in view from its first character, not scrolled by one.
             self.selection = Selection(len(self.value), 0)

@@ -29,6 +29,7 @@ from textual.widgets import Markdown, Static, TextArea
 
 from studytui.study.session import NoteDraft
 from studytui.tui.format import control_pictures, visible_controls
+from studytui.tui.host import host_of
 from studytui.tui.keyroute import focus_now
 from studytui.tui.widgets.inputs import InOrderBindings
 
@@ -106,7 +107,7 @@ class NotePanel(Vertical):
     def __init__(
         self,
         draft: NoteDraft,
-        flush: Callable[[], None],
+        flush: Callable[[], object],
         *,
         cursor_blink: bool = True,
         id: str | None = None,
@@ -130,19 +131,15 @@ class NotePanel(Vertical):
     def on_mount(self) -> None:
         # The app asks for the text on screen before every save (a keystroke's Changed message
         # may not have reached us yet).
-        from studytui.tui.app import StudyApp
-
-        app = self.app
-        if isinstance(app, StudyApp):
-            app.sync_draft = self.sync_draft
+        host = host_of(self.app)
+        if host is not None:
+            host.set_draft_source(self.sync_draft)
 
     def on_unmount(self) -> None:
-        from studytui.tui.app import StudyApp
-
         self.cancel_timer()
-        app = self.app
-        if isinstance(app, StudyApp) and app.sync_draft == self.sync_draft:
-            app.sync_draft = lambda: None  # a removed panel has no text on screen to give
+        host = host_of(self.app)
+        if host is not None:
+            host.release_draft_source(self.sync_draft)  # a removed panel has no text on screen to give
 
     def sync_draft(self) -> None:
         # Called from timers and signal handlers at any moment: before the editor is mounted,

@@ -1,0 +1,158 @@
+"""How fast is `studytui profile`, and how much memory does it take, on large inputs (issue 30)?
+
+- a 10,000-kernel Nsight Compute raw export: the real H200 full-set export's header (2,240 metric
+  columns, content/profiles/h200/ops-full-raw.csv) with its 11 kernel rows repeated, renumbered, to
+  10,000 rows (about 330 MB: what `ncu --set full` over 10,000 kernels exports);
+- the same 10,000 kernels from the default set (568 columns, ops-default-raw.csv);
+- a 100 MB PyTorch profiler trace: the Llama decoder-layer trace's events
+  (llama8b-layer-prefill-decode.trace.json.gz) repeated with shifted times and fresh External ids.
+
+For each: the whole command (`studytui profile FILE --json`, a process of its own: wall time and
+peak resident memory) and, in process, load + analyze with tracemalloc's peak of Python
+allocations. The readers stream, so memory grows with the kernels kept, not with the file size.
+
+Run: python benchmarks/bench_profile.py [--runs N] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import studytui_command  # noqa: E402
+
+H200 = ROOT / "content" / "profiles" / "h200"
+KERNELS = 10_000
+TRACE_BYTES = 100 * 1000 * 1000
+
+
+def ncu_export(source: Path, target: Path, kernels: int) -> int:
+    with source.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    header, units, body = rows[0], rows[1], rows[2:]
+    with target.open("w", encoding="utf-8", newline="") as out:
+        w = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(header)
+        w.writerow(units)
+        for i in range(kernels):
+            row = list(body[i % len(body)])
+            row[0] = str(i)
+            w.writerow(row)
+    return target.stat().st_size
+
+
+def big_trace(source: Path, target: Path, size: int) -> tuple[int, int]:
+    doc = json.load(gzip.open(source))
+    events = doc.pop("traceEvents")
+    span = max(e.get("ts", 0) + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float))) + 1000.0
+    max_ext = max((e.get("args", {}).get("External id", 0) for e in events if isinstance(e.get("args"), dict)), default=0) + 1
+    kernels = 0
+    with target.open("w", encoding="utf-8") as out:
+        out.write(json.dumps(doc)[:-1] + ', "traceEvents": [\n')
+        copy, first = 0, True
+        while out.tell() < size:
+            for e in events:
+                e2 = dict(e)
+                if isinstance(e2.get("ts"), (int, float)):
+                    e2["ts"] = e2["ts"] + copy * span
+                args = e2.get("args")
+                if isinstance(args, dict) and isinstance(args.get("External id"), int):
+                    e2["args"] = {**args, "External id": args["External id"] + copy * max_ext}
+                if isinstance(args, dict) and isinstance(args.get("correlation"), int):
+                    e2["args"] = {**e2["args"], "correlation": args["correlation"] + copy * 1_000_000}
+                kernels += e2.get("cat") == "kernel"
+                out.write(("" if first else ",\n") + json.dumps(e2))
+                first = False
+            copy += 1
+        out.write("\n]}\n")
+    return target.stat().st_size, kernels
+
+
+def whole_command(path: Path, runs: int) -> tuple[float, float]:
+    """(median wall seconds, peak RSS MiB) of `studytui profile PATH --json`, each run a fresh process."""
+    times, peaks = [], []
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+            "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
+            "dt = time.perf_counter() - t; "
+            "assert p.returncode == 0, p.stderr.decode(); "
+            "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", code, *studytui_command(), "profile", str(path), "--json"],
+                             capture_output=True, text=True, check=True).stdout.split()
+        times.append(float(out[0]))
+        peaks.append(int(out[1]) / 1024)  # ru_maxrss is KiB on Linux
+    times.sort()
+    return times[len(times) // 2], max(peaks)
+
+
+def in_process(path: Path) -> tuple[float, float, int]:
+    """(seconds for load + analyze, peak MiB of Python allocations under tracemalloc, kernels):
+    timed without tracemalloc, which slows Python several times; measured again under it."""
+    from studytui.profile import analyze, load
+
+    start = time.perf_counter()
+    report = analyze(load(path))
+    elapsed = time.perf_counter() - start
+    n = len(report.kernels)
+    del report
+    tracemalloc.start()
+    analyze(load(path))
+    _current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return elapsed, peak / 2**20, n
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", metavar="DIR", help="write the inputs here and keep them")
+    args = parser.parse_args()
+    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="studytui-bench-profile-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, inputs in {folder}")
+    cases = []
+    for name, source in (("full-set", H200 / "ops-full-raw.csv"), ("default-set", H200 / "ops-default-raw.csv")):
+        target = folder / f"ncu-{name}-{KERNELS}.csv"
+        start = time.perf_counter()
+        size = ncu_export(source, target, KERNELS)
+        print(f"wrote {target.name}: {size / 1e6:,.0f} MB, {KERNELS:,} kernels ({time.perf_counter() - start:.1f} s)")
+        cases.append((f"ncu raw, {name}, {KERNELS:,} kernels, {size / 1e6:,.0f} MB", target))
+    target = folder / "trace-100MB.json"
+    size, kernels = big_trace(H200 / "llama8b-layer-prefill-decode.trace.json.gz", target, TRACE_BYTES)
+    print(f"wrote {target.name}: {size / 1e6:,.0f} MB, {kernels:,} kernels")
+    cases.append((f"torch trace, {size / 1e6:,.0f} MB, {kernels:,} kernels", target))
+    gz = folder / "trace-100MB.json.gz"
+    with target.open("rb") as src, gzip.open(gz, "wb", compresslevel=6) as dst:
+        while chunk := src.read(1 << 20):
+            dst.write(chunk)
+    cases.append((f"the same trace gzipped ({gz.stat().st_size / 1e6:,.1f} MB)", gz))
+    print()
+    for label, path in cases:
+        wall, rss = whole_command(path, args.runs)
+        inner, peak, n = in_process(path)
+        print(f"{label}\n  studytui profile --json: median {wall:.2f} s of {args.runs}, peak RSS {rss:,.0f} MiB\n"
+              f"  load + analyze in process: {inner:.2f} s, peak Python allocations {peak:,.0f} MiB ({n:,} kernels kept)",
+              flush=True)
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\n(this benchmark process itself peaked at {baseline:,.0f} MiB RSS, writing the inputs included)")
+    if not args.keep:
+        for p in folder.iterdir():
+            p.unlink()
+        folder.rmdir()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

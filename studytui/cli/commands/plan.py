@@ -1,0 +1,319 @@
+"""`studytui plan`: a study plan from the learner's own pace (issue 29).
+
+    studytui plan [--hours-per-week H | --by DATE] [--json]
+
+The figures come from `studytui.study.plan` (pure functions); this module reads the guide, the
+store and `plan.yaml`, and prints. It only reads: the store is opened for reading and never
+written (a file that opening would upgrade is refused instead, with what to run), and no alias is
+followed in the file (`flow.canonical_states` maps old ids in memory).
+
+Only argparse and the standard library at module level; the handler imports the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from studytui.core.clock import local_zone as _local_zone  # the one choice of zone, shared with the app
+
+DESCRIPTION = (
+    "How long what is left of the guide takes, when you finish at your pace, what to read today, and "
+    "a calendar of the last year. Every figure is an estimate: each entry starts from a default for its "
+    "kind (plan.yaml in the data directory can change them), calibrated from your own history (the time "
+    "from first opening an entry to marking it done, gaps over 3 h dropped). The pace is your study time "
+    "per study day and study days per week over the last 8 weeks; --hours-per-week H sets a weekly budget "
+    "instead, --by DATE gives the hours per week a goal date needs. Practice reviews due (FSRS) are "
+    "counted as their own load. Nothing is written. See docs/study-plan.md."
+)
+
+
+def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
+    p = sub.add_parser("plan", help="a study plan from your own pace: estimates, finish date, today, activity",
+                       description=DESCRIPTION)
+    budget = p.add_mutually_exclusive_group()
+    budget.add_argument("--hours-per-week", metavar="H", help="plan with a weekly budget of H hours (more than 0, at most 168)")
+    budget.add_argument("--by", metavar="DATE", help="the hours per week needed to finish by DATE (YYYY-MM-DD, today or later)")
+    p.add_argument("--json", action="store_true", help="machine-readable output (durations in seconds)")
+    p.set_defaults(func=cmd_plan)
+
+
+# The clock and the time zone, read here (the front end), never inside the plan's logic. Tests
+# replace `_now`.
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from studytui.study import plan as planning
+
+    now = _now()
+    tz, zone_name = _local_zone()
+    today = now.astimezone(tz).date()
+    # Bad input is refused before anything is opened.
+    hours = planning.parse_hours_per_week(args.hours_per_week) if args.hours_per_week is not None else None
+    by = planning.parse_by(args.by, today) if args.by is not None else None
+
+    from studytui.core.paths import data_dir
+    from studytui.guide import load_guide
+    from studytui.study.flow import canonical_states, continue_entry
+
+    guide = load_guide(args.content)
+    directory = data_dir(args.data_dir)
+    config = planning.load_config(directory / planning.CONFIG_NAME)
+    events, stored, attempts = _read_store(directory)
+    states, _ = canonical_states(guide, stored)
+    following = continue_entry(guide, stored)
+    problem_ids = _problems_in_content(Path(guide.content_dir), {a.problem_id for a in attempts}) if attempts else None
+    result = planning.build_plan(
+        guide, states, events, attempts, now, tz, config=config, hours_per_week=hours, by=by,
+        start_index=following.index if following is not None else None, problem_ids=problem_ids,
+        time_zone_name=zone_name,
+    )
+    if args.json:
+        from studytui.cli.output import print_json
+
+        print_json(result.to_dict())
+        return 0
+    _print_report(result)
+    return 0
+
+
+def _read_store(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[Any]]:
+    """(events, stored progress, attempts), read without writing. No database yet: nothing."""
+    from studytui.store import DB_NAME, open_store
+
+    path = directory / DB_NAME
+    try:
+        if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+            return [], {}, []  # nothing recorded yet (opening an empty file would create the schema)
+    except OSError:
+        pass  # the store's own open says what is wrong with the path
+    _refuse_upgrade(path)
+    store = open_store(directory)
+    with store:
+        return store.events(), store.states(), store.attempts()
+
+
+def _problems_in_content(content: Path, attempted: set[str]) -> set[str]:
+    """Which of the attempted problems the content still has: those whose id appears in its
+    problem files (as a whole word). Reviews of the others are not planned, as `practice due`
+    leaves them out. This looks at the text rather than loading and checking every problem (a
+    YAML parse that would double the command's start): a false match only keeps a review, and an
+    unreadable file keeps them all."""
+    from studytui.core import fileio
+
+    folder = content / "problems"
+    found: set[str] = set()
+    try:
+        files = sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    except OSError:
+        return set(attempted)
+    for path in files:
+        try:
+            text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a problem file")
+        except (OSError, UnicodeDecodeError, fileio.RefusedFileError):
+            return set(attempted)
+        for pid in attempted - found:
+            if re.search(r"(?<![\w-])" + re.escape(pid) + r"(?![\w-])", text):
+                found.add(pid)
+    return found
+
+
+def _refuse_upgrade(path: Path) -> None:
+    """Opening a file from an older studytui upgrades it (a write, with a backup): `plan` only
+    reads, so it asks the learner to let another command do that first. Files the store itself
+    refuses (not ours, damaged, newer) are left to its own messages: it writes nothing to them.
+
+    The version is read from the file's header bytes, which creates nothing beside the file (a
+    SQLite connection to a WAL database would leave -wal and -shm files). Only when the header
+    looks old while a write-ahead log is there (it may hold a newer header) is SQLite asked."""
+    from studytui.core.errors import StoreError
+    from studytui.store import schema
+
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return  # the store opens such a file read-only and reads it as it is
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(100)
+    except OSError:
+        return
+    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
+        return
+    version, app_id = int.from_bytes(header[60:64], "big"), int.from_bytes(header[68:72], "big")
+
+    def needs_upgrade(version: int, app_id: int) -> bool:
+        return (app_id == schema.APPLICATION_ID and version < schema.SCHEMA_VERSION) or (app_id == 0 and version >= 1)
+
+    if not needs_upgrade(version, app_id):
+        return
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        import sqlite3
+
+        try:
+            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                version, app_id = schema.user_version(conn), schema.application_id(conn)
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return
+        if not needs_upgrade(version, app_id):
+            return
+    raise StoreError(
+        f"{path} is from an older studytui (schema version {version}): 'studytui plan' only reads, so it does "
+        "not upgrade it - run 'studytui progress' once (it upgrades the file and keeps a backup), then plan again"
+    )
+
+
+# -- the report -----------------------------------------------------------------------------------
+
+# A figure and its unit ("1 h 5 min", "3 h", "12 entries") stay on one line when the report wraps.
+_FIGURE = re.compile(r"~ \S+|\d[\d,.]* (?:h(?: \d+ min)?|min|s|days?|weeks?|(?:more |finished |study )?(?:entries|entry|days?))\b")
+_SHADE_STYLES = ("grey42", "green4", "green3", "green1", "bold bright_green")
+_HOW = {"history": "your pace", "hours-per-week": "your weekly budget", "by": "the pace your goal needs"}
+
+
+def _print_report(result: Any) -> None:
+    from rich.text import Text
+
+    from studytui.cli.output import console, plural
+    from studytui.core.state import glyph_of
+    from studytui.study.plan import SHADE_LEGEND, SHADES, duration_text, heatmap_rows, shade
+
+    con = console()
+    d = duration_text
+    con.print(Text("Study plan: every duration and date below is an estimate", style="bold"), soft_wrap=True)
+    local = result.as_of.astimezone(result.tz)
+    _wrap(f"as of {local:%a %Y-%m-%d %H:%M} ({result.time_zone})", con=con, style="dim")
+    con.print()
+
+    left = result.estimates
+    if left:
+        _wrap(f"about {d(result.remaining_s)} for {plural(len(left), 'entry')} not done yet",
+              first="Remaining  ", rest=" " * 11, con=con)
+    else:
+        _wrap("nothing: every entry is done or skipped", first="Remaining  ", rest=" " * 11, con=con)
+    pace = result.pace
+    if pace is None:
+        _wrap("not measured yet" if not result.measured_pace.window_days else
+              f"no study time in the last {result.measured_pace.window_days} days",
+              first="Pace       ", rest=" " * 11, con=con)
+    else:
+        days = f"{pace.active_days_per_week:.1f}".rstrip("0").rstrip(".")
+        where = {
+            "history": f"your last {pace.window_days} days, {plural(pace.active_days, 'study day')}",
+            "hours-per-week": "the weekly budget you gave",
+            "by": f"what finishing by {pace.by} needs",
+        }[pace.source]
+        assumed = "; study days assumed" if pace.assumed_days else ""
+        _wrap(
+            f"{d(pace.seconds_per_day)} a study day, {days} study days a week = {d(pace.seconds_per_week)} a week "
+            f"({where}{assumed})",
+            first="Pace       ", rest=" " * 11, con=con,
+        )
+    if result.reviews_before_finish:
+        _wrap(
+            f"{plural(result.reviews_before_finish, 'practice review')} forecast before the finish, about "
+            f"{d(result.reviews_before_finish * result.reviews.review_s)} (each {d(result.reviews.review_s)})",
+            first="Reviews    ", rest=" " * 11, con=con,
+        )
+    if result.finish is not None and left:
+        weeks = (result.finish - result.today_date).days / 7
+        span = "today" if result.finish == result.today_date else (
+            f"in {(result.finish - result.today_date).days} days" if weeks < 2 else f"in about {weeks:.0f} weeks")
+        _wrap(f"~ {result.finish.isoformat()} at {_HOW[pace.source]} ({span})", first="Finish     ",
+              rest=" " * 11, con=con, style="bold")
+    elif left:
+        _wrap(result.finish_note, first="Finish     ", rest=" " * 11, con=con)
+    con.print()
+
+    today = result.today
+    con.print(Text(f"Today, {today.date:%a %Y-%m-%d}", style="bold"), soft_wrap=True)
+    if today.share_s is not None:
+        line = f"share {d(today.share_s)}, studied {d(today.studied_s)}"
+        if today.reviews:
+            line += f", {plural(len(today.reviews), 'review')} due ({d(today.reviews_s)})"
+        _wrap(f"{line}: {d(today.left_s or 0)} left", first="  ", con=con)
+    if today.reviews:
+        ids = ", ".join(pid for pid, _ in today.reviews[:5]) + (", ..." if len(today.reviews) > 5 else "")
+        _wrap(f"reviews due: {ids} ('studytui practice due')", first="  ", con=con)
+    if today.entries:
+        for item in today.entries:
+            e = item.estimate
+            tail = "" if item.fits else " (starts today, carries on)"
+            _wrap(f"{e.entry.id}: {e.entry.title} - {d(e.remaining_s)} left{tail}",
+                  first=f"  {glyph_of(e.state)} ", con=con)
+    elif left and today.share_s is not None:
+        nxt = today.next_up
+        _wrap(f"today's share is used up; next: {nxt.entry.id if nxt else '-'}", first="  ", con=con)
+    if today.share_s is None and left:
+        why = "the goal is out of reach" if pace is not None and not pace.feasible else "no pace yet"
+        _wrap(f"({why}, so only the next entry is shown)", first="  ", con=con, style="dim")
+    con.print()
+
+    cal = result.calibration
+    con.print(Text("Estimates per kind (yours = the default x your factor)", style="bold"), soft_wrap=True)
+    kinds_in_guide = sorted({_kind(e) for e in result.estimates} | set(cal.kinds))
+    con.print(Text(f"  {'kind':<10}{'default':>12}{'yours':>14}  from", style="dim"), soft_wrap=True)
+    for key in _ordered_kinds(kinds_in_guide):
+        f = cal.factor(key)
+        default = result.config.kind_minutes(key) * 60
+        source = {
+            "kind": f"{plural(f.samples, 'entry')} of this kind",
+            "overall": f"all {plural(cal.samples, 'entry')}" + (f" ({f.samples} of this kind)" if f.samples else ""),
+            "default": "the default (no history)",
+        }[f.basis]
+        con.print(Text(f"  {key:<10}{d(default):>12}{d(default * f.factor):>14}  {source}"), soft_wrap=True)
+    _wrap(f"method: {cal.method}" + (f"; configuration: {result.config.source}" if result.config.source else ""),
+          first="  ", con=con, style="dim")
+    _wrap("'studytui plan --json' lists every entry left with its estimate", first="  ", con=con, style="dim")
+    con.print()
+
+    days = result.days
+    studied_days = sum(1 for x in days if x.seconds > 0)
+    total = sum(x.seconds for x in days)
+    _wrap(f"Activity, last 12 months: {plural(studied_days, 'study day')}, {d(total)} in all", con=con, style="bold")
+    _wrap(f"streak: {plural(result.streak_days, 'day')} now, longest {plural(result.longest_streak_days, 'day')}",
+          first="  ", con=con)
+    rows = heatmap_rows(days)
+    con.print(Text("    " + rows[0][0]), soft_wrap=True)
+    for label, cells in rows[1:]:
+        week_row = Text(f"{label} ")
+        for cell in cells:
+            if cell is None:
+                week_row.append(" ")
+                continue
+            ch = shade(cell.seconds, cell.events)
+            week_row.append(ch, style=_SHADE_STYLES[SHADES.index(ch)])
+        week_row.rstrip()
+        con.print(week_row, soft_wrap=True)
+    _wrap(SHADE_LEGEND, first="    ", con=con, style="dim")
+    if result.notes:
+        con.print()
+        for note in result.notes:
+            _wrap(note, first="note: ", con=con, style="dim")
+
+
+def _kind(estimate: Any) -> str:
+    from studytui.study.plan import kind_key
+
+    return kind_key(estimate.entry)
+
+
+def _ordered_kinds(keys: list[str]) -> list[str]:
+    from studytui.study.plan import DEFAULT_MINUTES, NO_SOURCE
+
+    order = [*DEFAULT_MINUTES, NO_SOURCE]
+    return [k for k in order if k in keys]
+
+
+def _wrap(text: str, first: str = "", rest: str | None = None, con: Any = None, style: str | None = None) -> None:
+    from studytui.cli.output import print_wrapped
+
+    print_wrapped(text, first=first, rest=rest, con=con, style=style, keep=_FIGURE.findall(text))

@@ -1,0 +1,328 @@
+"""`studytui profile FILE`: your own kernels on the roofline (issue 30).
+
+Reads an Nsight Compute CSV export (`ncu -i REPORT.ncu-rep --csv --page raw`, or `--page
+details`) or a PyTorch profiler trace (`prof.export_chrome_trace("trace.json")`, also .json.gz)
+and sets each kernel against the chosen GPU's ceilings. The work is done in `studytui.profile`;
+this module parses arguments and prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from typing import Any
+
+DESCRIPTION = (
+    "Put your own kernels beside the roofline. FILE is an Nsight Compute CSV export "
+    "(ncu -i REPORT.ncu-rep --csv --page raw > raw.csv; --page details also works) or a PyTorch profiler trace "
+    "(torch.profiler with record_shapes=True, prof.export_chrome_trace('trace.json'), .json or .json.gz). "
+    "Per kernel: time, DRAM bytes, FLOPs, intensity, achieved FLOP/s and bandwidth against the GPU's ceilings, the "
+    "limiter (compute, memory, latency or unknown, with the reason) and the physics floor; per NVTX range or "
+    "record_function range: time, GEMM FLOPs, bytes and the share of time by limiter. Figures the file does not hold "
+    "are unknown, never guessed. The GPU is the one the file names, or --gpu."
+)
+
+
+def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
+    parser = subparsers.add_parser(
+        "profile", help="your kernels on the roofline: an Nsight Compute CSV export or a PyTorch profiler trace",
+        description=DESCRIPTION,
+    )
+    parser.add_argument("file", metavar="FILE", help="ncu CSV export (raw or details page) or profiler trace (.json, .json.gz)")
+    parser.add_argument("--gpu", metavar="ID", help="the GPU whose ceilings to use (see 'studytui gpus'); default: the one the file names")
+    parser.add_argument("--profile", metavar="vendor|measured|FILE", default="vendor",
+                        help="ceilings: vendor peaks (default), a measured profile of the GPU, or a profile file; "
+                             "the physics floor always uses vendor peaks")
+    parser.add_argument("--top", metavar="N", type=_count, default=15, help="kernels to list, longest first (default 15; 0: all)")
+    parser.add_argument("--kernel", metavar="N", type=_count, help="everything about kernel number N (as --json and the table number them)")
+    parser.add_argument("--json", action="store_true", help="print the whole analysis as JSON (SI units; null where unknown)")
+    parser.set_defaults(func=handle)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value
+
+
+def handle(args: argparse.Namespace) -> int:
+    from studytui.core.errors import UsageError
+    from studytui.profile import analyze, load, to_json
+
+    capture = load(args.file)
+    report = analyze(capture, gpu=args.gpu, profile=args.profile or "vendor", data_dir=getattr(args, "data_dir", None))
+    if args.kernel is not None and args.kernel >= len(report.kernels):
+        raise UsageError(f"--kernel {args.kernel}: the file has {len(report.kernels)} kernels, numbered 0 to {len(report.kernels) - 1}")
+    if args.json:
+        if args.kernel is not None:
+            from studytui.profile.report import kernel_json
+
+            sys.stdout.write(_json_text(kernel_json(report.kernels[args.kernel])) + "\n")
+        else:
+            _write_report_json(report, to_json(report, kernels=False))
+        return 0
+    if args.kernel is not None:
+        _print_kernel(report, args.kernel)
+    else:
+        _print_report(report, args.top)
+    return 0
+
+
+# Characters JSON leaves raw that a terminal may act on (DEL, C1 controls, bidi controls); written
+# as \u escapes they decode to the same string, so the JSON stays the file's text exactly.
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_text(obj: Any, indent: str = "") -> str:
+    import json
+
+    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
+    text = _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text.replace("\n", "\n" + indent) if indent else text
+
+
+def _write_report_json(report: Any, head: dict[str, Any]) -> None:
+    """The report as one JSON object, its kernels written one at a time: 40,000 kernels never sit
+    in memory as one string."""
+    from studytui.profile.report import kernel_json
+
+    out = sys.stdout
+    text = _json_text(head)
+    out.write(text[: text.rindex("}")].rstrip() + ',\n  "kernels": [')
+    for i, r in enumerate(report.kernels):
+        out.write(("\n    " if i == 0 else ",\n    ") + _json_text(kernel_json(r), "    "))
+    out.write("\n  ]\n}\n" if report.kernels else "]\n}\n")
+
+
+# -- people -----------------------------------------------------------------------------------
+def _t(x: float | None) -> str:
+    from studytui.calc.units import format_time
+
+    return "?" if x is None else format_time(x, 3)
+
+
+def _g(x: float | None, scale: float = 1.0) -> str:
+    if x is None:
+        return "?"
+    v = x / scale
+    if 1000 <= abs(v) < 1e9:
+        return f"{float(f'{v:.3g}'):,.0f}"  # 4,830 rather than 4.83e+03
+    return f"{v:.3g}"
+
+
+def _si(x: float | None, unit: str) -> str:
+    from studytui.calc import units
+
+    formats = {"FLOP": units.format_flops, "FLOP/s": units.format_flops_rate, "B": units.format_size, "B/s": units.format_rate}
+    return "?" if x is None else formats[unit](x, 3)
+
+
+def _partial(value: float, unknown: int, count: int, unit: str) -> str:
+    """A sum over kernels: '?' when none is known, '>= X' when some are not."""
+    if unknown >= count:
+        return "?"
+    return ("≥" if unknown else "") + _si(value, unit)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width // 2] + "…" + text[len(text) - (width - width // 2 - 1):]
+
+
+def _share(time_by_bound: dict[str, float], total: float) -> str:
+    if total <= 0:
+        return "-"
+    parts = sorted(((v / total, b) for b, v in time_by_bound.items() if v > 0), reverse=True)
+    return ", ".join(f"{b} {s:.0%}" for s, b in parts[:2])
+
+
+def _print_report(report: Any, top: int) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.cli.output import console, one_line, plural, print_wrapped
+
+    con = console()
+    c = report.capture
+    procs = c.processes
+    who = ""
+    if len(procs) == 1 and procs[0][0]:
+        who = f", process {procs[0][0]} ({procs[0][1]})"
+    elif len(procs) > 1:
+        who = f", {len(procs)} processes"
+    print_wrapped(f"{c.path}: {c.format_label}, {plural(len(c.kernels), 'kernel')}{who}")
+    print_wrapped(f"metrics: {c.metric_set}", first="  ")
+    ce = report.ceilings
+    if ce is None:
+        print_wrapped(f"GPU: {report.gpu_note}", first="  ")
+    else:
+        print_wrapped(f"GPU: {ce.label}, {report.gpu_note}", first="  ")
+        used = {r.peak.key: r.peak for r in report.kernels if r.peak}
+        figures = [f"{k} {_si(p.value, 'FLOP/s')}" for k, p in sorted(used.items())]
+        kind = "measured profile where it has the figure" if ce.profile != "vendor" else "vendor peaks"
+        print_wrapped(f"ceilings ({kind}): " + ", ".join(figures + [f"DRAM {_si(ce.mem_bw, 'B/s')}"]), first="  ")
+    tot = report.total
+    print_wrapped(
+        f"total: {_t(tot.duration_s)} of kernel time, GEMM {_partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}, "
+        f"DRAM {_partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}; by limiter: {_share(tot.time_by_bound, tot.duration_s)}",
+        first="  ",
+    )
+
+    ranges = [r for r in report.ranges]
+    if ranges and not (len(ranges) == 1 and ranges[0].name == "(no range)"):
+        rows = [(str(r.kernels), _t(r.duration_s), _partial(r.gemm_flops, r.gemm_unknown, r.kernels, "FLOP"),
+                 _share(r.time_by_bound, r.duration_s)) for r in ranges[:40]]
+        heads = ("kernels", "time", "GEMM", "limiter (time)")
+        fixed = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]
+        names = ["  " * (r.depth - 1) + one_line(r.name.split(" > ")[-1]) for r in ranges[:40]]
+        name_w = max(12, min(max(len(n) for n in names), con.width - sum(fixed) - 3 * 4 - 3))
+        table = Table(title="Ranges", box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+        table.add_column("range", no_wrap=True, width=name_w)
+        for h, w in zip(heads, fixed):
+            table.add_column(h, justify="left" if h.startswith("limiter") else "right", no_wrap=True, min_width=w)
+        for name, row in zip(names, rows):
+            table.add_row(Text(_cut(name, name_w)), *row)
+        con.print(table)
+        if len(ranges) > 40:
+            con.print(f"... and {len(ranges) - 40} more ranges (--json lists them all)", markup=False)
+
+    kernels = sorted(report.kernels, key=lambda r: -(r.kernel.duration_s or 0.0))
+    shown = kernels if top == 0 else kernels[:top]
+    title = "Kernels, longest first" + ("" if len(shown) == len(kernels) else f" ({len(shown)} of {len(kernels)}; --top N)")
+    if con.width >= WIDE:
+        _kernel_table(con, title, shown)
+    else:
+        _kernel_lines(con, title, shown)
+    print_wrapped("? = not in the file (--json says why); ! = faster than the vendor-peak floor: physically impossible", style="dim")
+    print_wrapped("Why, for the longest kernels (studytui profile FILE --kernel N for everything about one):")
+    for r in shown[:5]:
+        print_wrapped(f"{r.bound}: {one_line(r.bound_reason)}", first=f"  #{r.kernel.index} ", rest="      ")
+    for note in report.notes:
+        print_wrapped(one_line(note), first="note: ", rest="  ", style="dim")
+    for warning in report.warnings:
+        print_wrapped(one_line(warning), first="warning: ", rest="  ", style="yellow")
+
+
+WIDE = 120  # from this width on, one line per kernel; below it, the name on a line of its own
+
+
+def _numbers(r: Any) -> list[str]:
+    bound = r.bound + ("!" if r.physically_possible is False else "")
+    return [_t(r.kernel.duration_s), _g(r.intensity), _g(r.achieved_flops, 1e12), _g(r.achieved_bw, 1e9), bound]
+
+
+def _kernel_table(con: Any, title: str, shown: list[Any]) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.cli.output import one_line
+    from studytui.profile.names import short_name
+
+    rows = [(str(r.kernel.index), *_numbers(r)) for r in shown]
+    fixed = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(("#", "time", "FLOP/B", "TFLOP/s", "GB/s", "bound"))]
+    room = con.width - sum(fixed) - 3 * 7 - 3  # three cells between the 8 columns (padding, rule, padding), the edges
+    name_w = min(56, max(16, room * 3 // 5))
+    range_w = max(8, room - name_w)
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    table.add_column("#", justify="right", no_wrap=True, min_width=fixed[0])
+    table.add_column("kernel", no_wrap=True, width=name_w)
+    table.add_column("range", no_wrap=True, width=range_w, style="dim")
+    for label, w in zip(("time", "FLOP/B", "TFLOP/s", "GB/s"), fixed[1:5]):
+        table.add_column(label, justify="right", no_wrap=True, min_width=w)
+    table.add_column("bound", no_wrap=True, min_width=fixed[5])
+    for r, row in zip(shown, rows):
+        table.add_row(row[0], Text(one_line(short_name(r.kernel.name, name_w))), Text(_cut(one_line(r.range_name), range_w)),
+                      *row[1:])
+    con.print(table)
+
+
+def _kernel_lines(con: Any, title: str, shown: list[Any]) -> None:
+    """Two lines per kernel: number, name and range; then the figures under their headings."""
+    from rich.text import Text
+
+    from studytui.cli.output import one_line
+    from studytui.profile.names import short_name
+
+    width = con.width
+    digits = max(1, len(str(max((r.kernel.index for r in shown), default=0))))
+    indent = " " * (digits + 3)
+    heads = ["time", "FLOP/B", "TFLOP/s", "GB/s", "bound"]
+    widths = [9, 10, 9, 9, 9]
+    con.print(Text(title, style="bold"))
+    con.print(Text(f"{'#':>{digits + 1}}  kernel (range)"), soft_wrap=True)
+    con.print(Text(indent + "".join(f"{h:>{w}}" if i < 4 else f"  {h}" for i, (h, w) in enumerate(zip(heads, widths)))), soft_wrap=True)
+    for r in shown:
+        room = max(16, width - len(indent))
+        name = one_line(short_name(r.kernel.name, room))
+        line = Text(f"{r.kernel.index:>{digits + 1}}  {name}")
+        if r.kernel.range:
+            rng = one_line(r.range_name)
+            left = width - len(line.plain) - 3
+            if left >= 12:
+                line.append("  " + _cut(rng, left), style="dim")
+            else:
+                con.print(line, soft_wrap=True)
+                line = Text(indent + _cut(rng, room), style="dim")
+        con.print(line, soft_wrap=True)
+        figures = _numbers(r)
+        con.print(Text(indent + "".join(f"{v:>{w}}" for v, w in zip(figures[:4], widths)) + "  " + figures[4]), soft_wrap=True)
+
+
+def _print_kernel(report: Any, index: int) -> None:
+    from studytui.cli.output import one_line, print_wrapped
+
+    r = report.kernels[index]
+    k = r.kernel
+    rows: list[tuple[str, str]] = [
+        ("kernel", f"#{k.index} {r.short_name}"),
+        ("full name", k.name),
+        ("range", r.range_name),
+    ]
+    if k.op:
+        rows.append(("aten op", k.op + (f" {k.op_shapes}" if k.op_shapes else "")))
+    if k.process_id:
+        rows.append(("process", f"{k.process_id} ({k.process_name})"))
+    if k.grid or k.block:
+        rows.append(("launch", f"grid {k.grid}, block {k.block}" + (f", waves per SM {k.waves:g}" if k.waves is not None else "")))
+    rows += [
+        ("duration", f"{_t(k.duration_s)} ({k.duration_source})"),
+        ("DRAM bytes", f"{_si(k.dram_bytes, 'B')} ({k.bytes_source})"),
+    ]
+    if r.dram_bytes_estimate is not None:
+        rows.append(("DRAM bytes, estimated", f"{_si(r.dram_bytes_estimate, 'B')} ({r.estimate_source})"))
+    if k.model_bytes is not None:
+        rows.append(("least bytes of the shapes", _si(k.model_bytes, "B")))
+    by_class = ", ".join(f"{c} {_si(v, 'FLOP')}" for c, v in sorted(k.flops_by_class.items(), key=lambda kv: -kv[1]) if v > 0)
+    rows.append(("FLOPs", f"{_si(k.flops, 'FLOP')}" + (f" = {by_class}" if by_class else "") + f" ({k.flops_source})"))
+    rows += [
+        ("intensity", "?" if r.intensity is None else f"{r.intensity:.4g} FLOP/B"),
+        ("achieved", f"{_si(r.achieved_flops, 'FLOP/s')}, {_si(r.achieved_bw, 'B/s')}"),
+    ]
+    if r.peak is not None:
+        rows.append(("of the peak", f"{r.fraction_of_peak:.1%} of {r.peak.key} {_si(r.peak.value, 'FLOP/s')} ({r.peak.label})"
+                     if r.fraction_of_peak is not None else "?"))
+    if r.fraction_of_bw is not None and report.ceilings is not None:
+        rows.append(("of bandwidth", f"{r.fraction_of_bw:.1%} of {_si(report.ceilings.mem_bw, 'B/s')} ({report.ceilings.mem_label})"))
+    if r.ridge is not None:
+        rows.append(("ridge point", f"{r.ridge:.4g} FLOP/B"))
+    if k.sol:
+        rows.append(("speed of light", ", ".join(f"{key} {v:.1f}%" for key, v in k.sol.items())))
+    if k.sm_clock_hz:
+        rows.append(("SM clock", f"{k.sm_clock_hz / 1e9:.3g} GHz"))
+    rows.append(("bound", f"{r.bound}: {r.bound_reason}"))
+    if r.floor_s is not None:
+        verdict = "possible" if r.physically_possible else "PHYSICALLY IMPOSSIBLE"
+        rows.append(("physics floor", f"{_t(r.floor_s)} at vendor peaks ({'; '.join(r.floor_parts)}): {verdict}"))
+    for note in k.notes:
+        rows.append(("note", note))
+    for rule in k.rules[:6]:
+        rows.append((f"ncu {rule['rule']}", rule["text"]))
+    width = max(len(label) for label, _ in rows) + 2
+    for label, value in rows:
+        print_wrapped(one_line(value), first=f"{label + ':':<{width}}", rest=" " * width)
