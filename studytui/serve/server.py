@@ -414,7 +414,7 @@ def study_server_class() -> type:
                 "application": {"name": self.title},
             }
             response = aiohttp_jinja2.render_template("app_index.html", request, context)
-            response.text = local_only(response.text, authority)
+            response.text = local_only(response.text or "", authority)
             return response
 
         async def _take_tab(self) -> bool:

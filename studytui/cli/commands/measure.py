@@ -94,7 +94,10 @@ def handle(args: argparse.Namespace) -> int:
         collective_gpus=args.gpus or (),
         collectives_only=args.collectives_only,
     )
-    say = (lambda line: None) if args.json else (lambda line: sys.stderr.write(line + "\n"))
+    def say(line: str) -> None:
+        if not args.json:
+            sys.stderr.write(line + "\n")
+
     what = (
         ("collectives only, " if args.collectives_only else "")
         + ("quick" if args.quick else "full")

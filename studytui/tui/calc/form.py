@@ -9,7 +9,7 @@ own: `values()` returns the raw strings for CalcSpec.run, exactly as typed.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 from textual import events
 from textual.app import ComposeResult
@@ -79,7 +79,7 @@ class GroupToggle(Static, can_focus=True):
             self._expanded = value
             self.update(self._label())
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # a key action of its own, not DOMNode.toggle
         self.post_message(self.Toggled(self.group_id, not self._expanded))
 
     def on_click(self, event: events.Click) -> None:
@@ -215,7 +215,7 @@ class FieldRow:
                 # Under the label and the control, the whole width of the form.
                 self.error = FieldErrorLine("", classes="field-error", markup=False)
                 parent = self.control.parent
-                if parent is not None:
+                if isinstance(parent, Widget):
                     parent.mount(self.error, after=self.control)
             # A GPU's list of every known id goes to the picker (ctrl+g); the rest wraps.
             self.error.update(f"✗ {one_line_reason(self.field, message)}")
@@ -239,7 +239,7 @@ class CalcForm(VerticalScroll):
     CalcForm .group-grid { padding-left: 1; }
     """
 
-    def __init__(self, spec: CalcSpec, values: Mapping[str, str], models: list[str], gpu_names: list[str] = (),
+    def __init__(self, spec: CalcSpec, values: Mapping[str, str], models: list[str], gpu_names: Sequence[str] = (),
                  *, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cursor_blink = cursor_blink

@@ -1,0 +1,627 @@
+"""The profile screen: a profile's kernels on the chosen GPU's roofline.
+
+- **Header:** the file, its format and metric set, the GPU and its ceilings, the totals (time,
+  GEMM FLOPs, DRAM bytes, the share of time by limiter) and the range shown.
+- **Roofline** (log-log): the GPU's roofs for the precisions the kernels ran at (vendor peaks
+  solid; measured ceilings dashed, when chosen), each ridge point, and the kernels as points,
+  coloured by limiter, their size standing for their share of the time; the selected kernel ◉.
+  Under it: what is not drawn (kernels without FLOPs or bytes; past MAX_POINTS, all but the
+  longest).
+- **Detail** of the selected kernel: its limiter and why, what to do about it and the guide
+  entries that teach it (content/profile-advice.yaml; `1`-`4` or a click reads one), a try-it
+  with the kernel's own GEMM shape, then every figure (`studytui profile FILE --kernel N`'s rows).
+- **Table** of the kernels, longest first; `s` sorts by another column, `f` shows one range.
+
+From WIDE_FROM columns the plot and the detail sit side by side; below, `v` switches between
+them (Enter on a kernel shows its detail). The file is read and analysed in a worker (the first
+frame shows "Reading…"; Esc cancels); a file studytui refuses is a notice, and the screen closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import DataTable, Static
+
+from studytui.core.errors import StudyError
+from studytui.core.text import one_line
+from studytui.tui.format import STATE_GLYPHS, STATE_WORDS, visible_controls
+from studytui.tui.host import data_dir_of, host_of, store_of
+from studytui.tui.profile import LAST_FILE_KEY, view
+from studytui.tui.profile.plot import BOUND_COLOURS, ProfilePlot
+from studytui.tui.screens.refuse import RefusesStudyKeys
+
+if TYPE_CHECKING:
+    from textual import events
+    from textual.timer import Timer
+    from textual.worker import Worker
+
+    from studytui.profile import Capture, Report
+    from studytui.profile.analyze import KernelResult, RangeResult
+    from studytui.profile.report import AdviceBook
+
+WIDE_FROM = 110  # columns: plot and detail side by side from here
+DETAIL_WIDTH = 54
+CALCULATORS = "calculators"  # the calculators plug-in's screen id (studytui.tui.calc)
+READ_KEYS = 4  # 1..4 read the suggested entries
+PLOT_DELAY_S = 0.06  # the plot follows the cursor once it rests this long (plotext redraws every point)
+# (key, label, short label, action) of the key line; every entry is clickable.
+KEY_ACTIONS = (
+    ("esc", "back", "back", "close"),
+    ("v", "plot/kernel", "view", "toggle_view"),
+    ("s", "sort", "sort", "sort"),
+    ("f", "range…", "range", "pick_range"),
+    ("g", "GPU…", "GPU", "pick_gpu"),
+    ("m", "measured", "meas.", "toggle_measured"),
+    ("c", "try it", "calc", "try_it"),
+    ("ctrl+s", "to note", "note", "save_note"),
+)
+
+
+@dataclass
+class Remembered:
+    """What the learner had chosen for a file, kept while the app runs (reading an entry closes
+    the screen; opening the file again comes back to the same kernel)."""
+
+    selected: int | None = None
+    sort: str = "time"
+    range_name: str | None = None
+    gpu: str | None = None
+    profile: str = "vendor"
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+_REMEMBERED: dict[str, Remembered] = {}
+
+
+def _key_line(narrow: bool, sort: str, range_name: str | None, measured: bool) -> Content:
+    parts = []
+    for key, label, short, action in KEY_ACTIONS:
+        if action == "toggle_view" and not narrow:
+            continue
+        shown = short if narrow else label
+        if action == "sort":
+            shown = f"{shown}: {dict((s[0], s[1]) for s in view.SORTS)[sort]}"
+        elif action == "pick_range" and range_name is not None and not narrow:
+            shown = "range: " + (range_name if len(range_name) <= 16 else range_name[:15] + "…")
+        elif action == "toggle_measured":
+            shown = ("vendor" if narrow else "vendor peaks") if measured else shown if narrow else "measured ceilings"
+        parts.append(Content.from_markup(f"[@click=screen.{action}][b]$key[/b] $label[/]", key=key, label=shown))
+    gap = " " if narrow else "  "
+    tail = [] if narrow else [Content(f"1-{READ_KEYS} read")]
+    return Content(" ") + Content(gap).join([*parts, *tail])
+
+
+class ProfileScreen(RefusesStudyKeys, Screen[None]):
+    """One profile: header, roofline, the selected kernel, the kernels."""
+
+    DEFAULT_CSS = """
+    ProfileScreen { layout: vertical; }
+    #profile-header { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    #profile-loading { height: 1fr; padding: 1 2; }
+    #profile-top { height: 1fr; }
+    #profile-plot-box { width: 1fr; height: 1fr; }
+    #profile-plot-note { height: auto; max-height: 2; color: $text-muted; padding: 0 1; }
+    #profile-detail-scroll { width: %d; height: 1fr; border-left: vkey $panel-lighten-2; padding: 0 1; scrollbar-size-vertical: 1; }
+    #profile-detail-head, #profile-detail-advice { height: auto; }
+    #profile-detail-advice { margin-top: 1; }
+    #profile-detail-rows { height: auto; margin-top: 1; }
+    #profile-table { height: 14; scrollbar-size-vertical: 1; }
+    #profile-keys { height: 1; background: $panel; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    ProfileScreen.-narrow #profile-table { height: 9; }
+    ProfileScreen.-narrow #profile-detail-scroll { width: 1fr; border-left: none; }
+    ProfileScreen.-narrow #profile-plot-box { display: block; }
+    ProfileScreen.-narrow #profile-detail-scroll { display: none; }
+    ProfileScreen.-narrow.-detail #profile-plot-box { display: none; }
+    ProfileScreen.-narrow.-detail #profile-detail-scroll { display: block; }
+    """ % DETAIL_WIDTH
+
+    BINDINGS = [
+        Binding("escape", "close", "Back", id="profile-back", tooltip="Back (while reading: stop)"),
+        Binding("v", "toggle_view", "Plot/kernel", id="profile-view", tooltip="Narrow terminals: the plot or the kernel's detail"),
+        Binding("s", "sort", "Sort", id="profile-sort", tooltip="Sort the kernels by the next column"),
+        Binding("f", "pick_range", "Range", id="profile-range", tooltip="Show the kernels of one range"),
+        Binding("g,ctrl+g", "pick_gpu", "GPU", id="profile-gpu", tooltip="Another GPU's ceilings"),
+        Binding("m", "toggle_measured", "Measured", id="profile-measured", tooltip="Measured ceilings or vendor peaks"),
+        Binding("c", "try_it", "Try it", id="profile-try-it", tooltip="The GEMM calculator with this kernel's shape"),
+        Binding("ctrl+s", "save_note", "To note", id="profile-note", tooltip="Append this kernel's numbers to the entry's note"),
+        *[Binding(str(i + 1), f"read({i})", f"Read {i + 1}", show=False, id=f"profile-read-{i + 1}") for i in range(READ_KEYS)],
+    ]
+
+    def __init__(self, path: str, gpu: str | None = None) -> None:
+        super().__init__()
+        self.path = path
+        memory = _REMEMBERED.setdefault(path, Remembered())
+        self.memory = memory
+        self.gpu: str | None = gpu or memory.gpu
+        self.profile = memory.profile
+        self.sort = memory.sort if memory.sort in view.SORT_IDS else "time"
+        self.range: RangeResult | None = None
+        self.capture: Capture | None = None
+        self.report: Report | None = None
+        self.book: AdviceBook | None = None
+        self.book_problems: list[str] = []
+        self.kernels: list[KernelResult] = []  # in the table, in its order
+        self.selected: int | None = memory.selected
+        self.show_detail = False  # narrow terminals: the detail instead of the plot
+        self.gpu_chosen_here = gpu is not None or memory.gpu is not None
+        self._worker: Worker[None] | None = None
+        self._job = 0
+        self._plot_timer: Timer | None = None
+        self._suggested: list[view.Suggestion] = []
+        self._filling = False
+
+    # --- building -----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Static(Content(f"Reading {one_line(os.path.basename(self.path))}…"), id="profile-header")
+        yield Static(Content(f"Reading {one_line(self.path)}… (Esc stops)"), id="profile-loading")
+        with Horizontal(id="profile-top"):
+            with Vertical(id="profile-plot-box"):
+                yield ProfilePlot(id="profile-plot")
+                yield Static("", id="profile-plot-note")
+            with VerticalScroll(id="profile-detail-scroll"):
+                yield Static("", id="profile-detail-head")
+                yield Static("", id="profile-detail-advice")
+                yield Static("", id="profile-detail-rows")
+        table: DataTable[Any] = DataTable(id="profile-table", cursor_type="row", zebra_stripes=False)
+        yield table
+        yield Static("", id="profile-keys")
+
+    @property
+    def narrow(self) -> bool:
+        return self.app.size.width < WIDE_FROM
+
+    def on_mount(self) -> None:
+        self.set_class(self.narrow, "-narrow")
+        self.query_one("#profile-top").display = False
+        self.query_one("#profile-table").display = False
+        self._draw_keys()
+        self._start()
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < WIDE_FROM
+        if narrow != self.has_class("-narrow"):
+            self.set_class(narrow, "-narrow")
+            if self.report is not None:
+                self._fill(keep=self.selected)
+
+    # --- reading and analysing (a worker) -----------------------------------------------------
+    def _start(self) -> None:
+        """Read (the first time) and analyse the file for the GPU and ceilings chosen."""
+        self._job += 1
+        self._worker = self.run_worker(self._work(self._job, self.gpu, self.profile), name="profile", group="profile",
+                                       exit_on_error=False)
+
+    def _compute(self, gpu: str | None, profile: str) -> tuple[Capture, Report, AdviceBook | None, list[str]]:
+        """In a thread: the file (cached while unchanged), its analysis, and the advice book."""
+        from studytui.profile import analyze, load_cached
+
+        capture = self.capture if self.capture is not None else load_cached(self.path)
+        report = analyze(capture, gpu=gpu, profile=profile, data_dir=self._data_dir)
+        book, problems = self.book, self.book_problems
+        if book is None:
+            from studytui.profile.report import load_advice
+
+            try:
+                book, problems = load_advice(self._content_dir)
+            except StudyError as exc:  # a broken advice file: the profile still shows
+                book, problems = None, [str(exc)]
+        return capture, report, book, problems
+
+    async def _work(self, job: int, gpu: str | None, profile: str) -> None:
+        try:
+            capture, report, book, problems = await asyncio.to_thread(self._compute, gpu, profile)
+        except (StudyError, OSError) as exc:
+            if job == self._job and self.is_attached:
+                self._failed(str(exc) if isinstance(exc, StudyError) else f"{self.path}: {exc.strerror or exc}")
+            return
+        if job != self._job or not self.is_attached:
+            return
+        first = self.report is None
+        self.capture, self.report, self.book, self.book_problems = capture, report, book, problems
+        self.gpu, self.profile = gpu, profile
+        self.memory.gpu = gpu if self.gpu_chosen_here else None
+        self.memory.profile = profile
+        if first:
+            self._remember_file()
+            for problem in problems[:1]:
+                self._say(f"profile-advice.yaml: {problem}", "No reading suggestions", "warning")
+        if self.range is not None:
+            self.range = next((r for r in report.ranges if r.name == self.range.name), None)
+        elif first and self.memory.range_name is not None:
+            self.range = next((r for r in report.ranges if r.name == self.memory.range_name), None)
+        self._show()
+
+    def _failed(self, message: str) -> None:
+        if self.report is None:
+            self._say(message, "Profile not opened", "error")
+            self.dismiss(None)
+            return
+        # A GPU or ceilings the analysis refused (no measured profile for it): keep what is shown.
+        self._say(message, "Ceilings not changed", "warning")
+        self._draw_keys()
+
+    def _say(self, message: str, title: str, severity: str) -> None:
+        host = host_of(self.app)
+        if host is not None:
+            host.say(message, title=title, severity=severity, timeout=8)  # type: ignore[arg-type]
+        else:
+            self.notify(visible_controls(message), title=title, severity=severity, timeout=8, markup=False)  # type: ignore[arg-type]
+
+    def _remember_file(self) -> None:
+        host = host_of(self.app)
+        store = store_of(self.app)
+        if host is not None and store is not None:
+            host.store_write(store.set_ui, LAST_FILE_KEY, self.path)
+
+    @property
+    def _data_dir(self) -> Any:
+        return data_dir_of(self.app)
+
+    @property
+    def _content_dir(self) -> str | None:
+        host = host_of(self.app)
+        return host.guide.content_dir if host is not None else None
+
+    # --- showing ------------------------------------------------------------------------------
+    def _show(self) -> None:
+        self.query_one("#profile-loading").display = False
+        self.query_one("#profile-top").display = True
+        self.query_one("#profile-table").display = True
+        self._fill(keep=self.selected)
+
+    def _header(self) -> None:
+        assert self.report is not None
+        width = max(40, self.app.size.width - 2)
+        lines = view.header_lines(self.report, width, self.range, self.gpu_chosen_here)
+        head = Content.assemble((lines[0], "bold"), *(("\n" + line) for line in lines[1:]))
+        self.query_one("#profile-header", Static).update(head)
+
+    def _fill(self, keep: int | None = None) -> None:
+        """Header, table and plot for the kernels shown (range and sort as chosen)."""
+        report = self.report
+        if report is None:
+            return
+        self._header()
+        self.kernels = view.shown_kernels(report, self.range, self.sort)
+        self._fill_table()
+        if keep is None or not any(r.kernel.index == keep for r in self.kernels):
+            keep = self.kernels[0].kernel.index if self.kernels else None
+        self.selected = keep
+        self._move_cursor()
+        self._plot_now()
+        self._detail()
+        self._draw_keys()
+
+    def _columns(self) -> list[tuple[str, str, int]]:
+        """(id, heading, width) of the table's columns for the terminal's width."""
+        narrow = self.narrow
+        last = max((r.kernel.index for r in self.kernels), default=0)
+        fixed = [("index", "#", max(2, len(str(last)))), ("time", "time", 8), ("share", "%", 4), ("intensity", "FLOP/B", 7),
+                 ("flops", "TFLOP/s", 7), ("bw", "GB/s", 6), ("bound", "bound", 8)]
+        width = max(60, self.app.size.width - 2)  # the scroll bar and a margin
+        room = width - sum(w + 2 for _i, _h, w in fixed)
+        if narrow:
+            names = [("kernel", "kernel", max(12, room - 2))]
+        else:
+            name_w = max(16, min(56, (room - 4) * 3 // 5))
+            names = [("kernel", "kernel", name_w), ("range", "range", max(8, room - 4 - name_w))]
+        sort_column = {s[0]: s[2] for s in view.SORTS}[self.sort]
+        columns = [fixed[0], *names, *fixed[1:]]
+        return [(cid, heading + ("▼" if heading == sort_column and self.sort != "index" else ""), w) for cid, heading, w in columns]
+
+    def _fill_table(self) -> None:
+        table = self.query_one("#profile-table", DataTable)
+        self._filling = True
+        table.clear(columns=True)
+        columns = self._columns()
+        for cid, heading, width in columns:
+            table.add_column(Text(heading, justify="left" if cid in ("kernel", "range", "bound") else "right"), width=width, key=cid)
+        shown = view.total_time(self.kernels)
+        rows = []
+        for r in self.kernels:
+            cells = view.table_cells(r, shown)
+            row = []
+            for cid, _heading, width in columns:
+                value = cells[cid]
+                if cid in ("kernel", "range"):
+                    row.append(Text(_cut(value, width), no_wrap=True, overflow="ellipsis"))
+                elif cid == "bound":
+                    row.append(Text(value, style=BOUND_COLOURS.get(r.bound, "")))
+                else:
+                    row.append(Text(value, justify="right"))
+            rows.append(row)
+        table.add_rows(rows)
+        # add_rows keys rows by order; the kernel of row i is self.kernels[i]
+        self._filling = False
+
+    def _row_of(self, index: int | None) -> int | None:
+        return next((i for i, r in enumerate(self.kernels) if r.kernel.index == index), None)
+
+    def _move_cursor(self) -> None:
+        row = self._row_of(self.selected)
+        table = self.query_one("#profile-table", DataTable)
+        if row is not None:
+            table.move_cursor(row=row, animate=False)
+        table.focus()
+
+    def _plot_now(self) -> None:
+        if self._plot_timer is not None:
+            self._plot_timer.stop()
+            self._plot_timer = None
+        report = self.report
+        if report is None or not self.is_attached:
+            return
+        plot = self.query_one(ProfilePlot)
+        data = view.plot_data(report, self.kernels)
+        note = self.query_one("#profile-plot-note", Static)
+        note.update(self._legend(data))
+        if not data.roofs:
+            plot.blank("No GPU ceilings: the file does not say which GPU ran it. g chooses one.")
+            return
+        if not data.dots:
+            why = ("a trace without shapes has no FLOPs" if report.capture.format == "torch-trace"
+                   else "no kernel has both FLOPs and bytes (this export has only the speed-of-light percentages)")
+            plot.blank(f"Nothing to place on the roofline: {why}. The table's limiter comes from what the file has.")
+            return
+        selected = None
+        if self.selected is not None and self.selected in data.drawn:
+            selected = data.dots[data.drawn.index(self.selected)]
+        plot.show(data.roofs, data.dots, selected, no_color=bool(self.app.no_color))
+
+    def _legend(self, data: view.PlotData) -> Content:
+        narrow = self.narrow
+        parts: list[Content] = []
+        for bound in ("compute", "memory", "latency", "unknown"):
+            if any(d.bound == bound for d in data.dots):
+                glyph = bound[0] if self.app.no_color else "●"
+                parts.append(Content.assemble((glyph, BOUND_COLOURS[bound]), f" {bound}"))
+        if data.dots:
+            parts.append(Content("size: share of time" if not narrow else "size: time"))
+            parts.append(Content.assemble(("◉", "red"), " selected"))
+            if any(r.measured for r in data.roofs):
+                parts.append(Content.assemble(("┄", "green"), " measured"))
+        notes = view.plot_notes(data, self.report, narrow) if self.report is not None else []
+        return Content("  ").join(parts + [Content(n) for n in notes])
+
+    def _schedule_plot(self) -> None:
+        if self._plot_timer is not None:
+            self._plot_timer.stop()
+        self._plot_timer = self.set_timer(PLOT_DELAY_S, self._plot_now, name="profile-plot")
+
+    # --- the selected kernel ------------------------------------------------------------------
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        if self._filling or not (0 <= event.cursor_row < len(self.kernels)):
+            return
+        index = self.kernels[event.cursor_row].kernel.index
+        if index == self.selected:
+            return
+        self.selected = index
+        self.memory.selected = index
+        self._detail()
+        self._schedule_plot()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if self.narrow and not self.show_detail:
+            self.action_toggle_view()
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        by_column = {"time": "time", "share": "time", "intensity": "intensity", "flops": "flops", "bw": "bw", "bound": "bound",
+                     "index": "index"}
+        sort = by_column.get(str(event.column_key.value))
+        if sort is not None:
+            self._sort_by(sort)
+
+    def _result(self) -> KernelResult | None:
+        if self.report is None or self.selected is None:
+            return None
+        return self.report.kernels[self.selected]
+
+    def _detail(self) -> None:
+        head = self.query_one("#profile-detail-head", Static)
+        advice = self.query_one("#profile-detail-advice", Static)
+        rows_widget = self.query_one("#profile-detail-rows", Static)
+        r = self._result()
+        report = self.report
+        if r is None or report is None:
+            head.update(Content("No kernels in this range."))
+            advice.update("")
+            rows_widget.update("")
+            self._suggested = []
+            return
+        from studytui.profile.report import gemm_try_it, kernel_rows
+
+        shown = view.total_time(self.kernels)
+        kind = view.kind_label(self.book, r)
+        colour = BOUND_COLOURS.get(r.bound, "")
+        head.update(Content.assemble(
+            (view.text(f"#{r.kernel.index} {r.short_name}"), "bold"), "\n",
+            (view.text(r.range_name), "dim"), "\n",
+            (view.headline(r, kind, shown), f"bold {colour}".strip()), "\n",
+            visible_controls(r.bound_reason),
+        ))
+        rule = self.book.rule_for(r) if self.book is not None else None
+        self._suggested = view.suggestions(rule, self._lookup, READ_KEYS)
+        parts: list[Content] = [Content.styled("What to do", "bold underline")]
+        if rule is not None:
+            parts.append(Content(rule.advice))
+        for i, s in enumerate(self._suggested):
+            state = self._state(s.entry_id)
+            label = f"{i + 1} {s.title}"
+            line = Content.from_markup(f"[@click=screen.read({i})][b]{i + 1}[/b] $title[/]", title=s.title)
+            parts.append(line + Content.styled(f" · {s.where} {state}", "dim"))
+            del label
+        if rule is not None and rule.try_it == "gemm":
+            try_it = gemm_try_it(report, r.kernel.index)
+            if try_it is not None:
+                parts.append(Content.from_markup("[@click=screen.try_it][b]c[/b] try it: the GEMM calculator with $shape[/]",
+                                                 shape=try_it[1].split(": ", 1)[1]))
+            else:
+                parts.append(Content.styled("(a trace recorded with record_shapes=True gives its M, N and K for the GEMM calculator)",
+                                            "dim"))
+        if not self._suggested and self.book is None:
+            parts.append(Content.styled("No reading suggestions: profile-advice.yaml could not be read.", "dim"))
+        advice.update(Content("\n").join(parts))
+        grid = Table.grid(padding=(0, 1), expand=True)
+        grid.add_column(style="dim", max_width=16, overflow="fold")
+        grid.add_column(ratio=1, overflow="fold")
+        for label, value in kernel_rows(report, r.kernel.index):
+            if label == "kernel":
+                continue
+            grid.add_row(Text(label), Text(one_line(value)))
+        rows_widget.update(grid)
+
+    def _lookup(self, entry_id: str) -> tuple[str, str] | None:
+        host = host_of(self.app)
+        if host is None:
+            return None
+        entry = host.guide.get(entry_id)
+        return (entry.title, entry.section_title) if entry is not None else None
+
+    def _state(self, entry_id: str) -> str:
+        host = host_of(self.app)
+        if host is None:
+            return ""
+        state = host.state_of(entry_id)
+        return f"{STATE_GLYPHS.get(state, '')} {STATE_WORDS.get(state, state)}".strip()
+
+    # --- keys -----------------------------------------------------------------------------------
+    def _draw_keys(self) -> None:
+        if self.is_attached:
+            self.query_one("#profile-keys", Static).update(
+                _key_line(self.narrow, self.sort, self.range.name if self.range else None, self.profile != "vendor"))
+
+    def action_close(self) -> None:
+        if self.report is None and self._worker is not None:
+            self._worker.cancel()
+        self._job += 1  # whatever is still working comes back to nothing
+        self.dismiss(None)
+
+    def action_toggle_view(self) -> None:
+        if not self.narrow:
+            self.notify("The plot and the kernel's detail are both on screen (v switches them on narrow terminals).", timeout=3)
+            return
+        self.show_detail = not self.show_detail
+        self.set_class(self.show_detail, "-detail")
+
+    def action_sort(self) -> None:
+        self._sort_by(view.SORT_IDS[(view.SORT_IDS.index(self.sort) + 1) % len(view.SORT_IDS)])
+
+    def _sort_by(self, sort: str) -> None:
+        if self.report is None:
+            return
+        self.sort = self.memory.sort = sort
+        self._fill(keep=self.selected)
+
+    def action_pick_range(self) -> None:
+        report = self.report
+        if report is None:
+            return
+        from studytui.tui.profile.dialogs import RangePicker
+
+        ranges = report.ranges
+        options = [(-1, f"All kernels: {report.total.kernels:,}, {view.time_text(report.total.duration_s)}")]
+        for i, rng in enumerate(ranges[:500]):
+            name = view.text(rng.name.split(" > ")[-1])
+            options.append((i, f"{'  ' * rng.depth}{name}: {rng.kernels:,} kernels, {view.time_text(rng.duration_s)}, "
+                               f"{view.share_text(rng.time_by_bound, rng.duration_s, 2)}"))
+        current = ranges.index(self.range) if self.range in ranges else -1
+
+        def chosen(index: int | None) -> None:
+            if index is None or self.report is None:
+                return
+            self.range = None if index < 0 else self.report.ranges[index]
+            self.memory.range_name = self.range.name if self.range is not None else None
+            self._fill(keep=self.selected)
+
+        self.app.push_screen(RangePicker(options, current), chosen)
+
+    def action_pick_gpu(self) -> None:
+        if self.report is None:
+            return
+        from studytui.tui.calc.gpu_picker import GpuPickerScreen
+
+        ce = self.report.ceilings
+        current = ce.accelerator.id if ce is not None and ce.accelerator is not None else None
+
+        def chosen(gpu_id: str | None) -> None:
+            if gpu_id and gpu_id != current:
+                self.gpu = gpu_id
+                self.gpu_chosen_here = True
+                self._start()
+
+        self.app.push_screen(GpuPickerScreen(current, self._data_dir), chosen)
+
+    def action_toggle_measured(self) -> None:
+        if self.report is None:
+            return
+        if self.report.ceilings is None:
+            self.notify("No GPU yet: g chooses one.", severity="warning", timeout=3)
+            return
+        self.profile = "vendor" if self.profile != "vendor" else "measured"
+        self._start()
+        self._draw_keys()
+
+    def action_read(self, n: int) -> None:
+        if not (0 <= n < len(self._suggested)):
+            self.notify(f"No entry {n + 1} to read for this kernel.", timeout=3)
+            return
+        host = host_of(self.app)
+        if host is not None:
+            host.jump_to(self._suggested[n].entry_id)
+
+    def action_try_it(self) -> None:
+        report, r = self.report, self._result()
+        if report is None or r is None:
+            return
+        from studytui.profile.report import gemm_try_it
+
+        host = host_of(self.app)
+        try_it = gemm_try_it(report, r.kernel.index)
+        if try_it is None:
+            self.notify("No GEMM shape for this kernel: a trace recorded with record_shapes=True gives M, N and K.",
+                        severity="warning", timeout=4)
+        elif host is None or CALCULATORS not in host.registry.screens:
+            self.notify("The calculators are not part of this app.", severity="warning", timeout=3)
+        else:
+            args, label = try_it
+            host.open_screen(CALCULATORS, calc="gemm", args=args, label=label)
+
+    def action_save_note(self) -> None:
+        report, r = self.report, self._result()
+        host = host_of(self.app)
+        if report is None or r is None:
+            return
+        entry = host.current_entry() if host is not None else None
+        if host is None or entry is None:
+            self.notify("No entry to save to: select one in the guide first.", severity="warning", timeout=4)
+            return
+        from studytui.profile.report import kernel_rows
+        from studytui.tui.calc.note_table import calculation_markdown
+
+        ce = report.ceilings
+        inputs = [("file", report.capture.path), ("format", report.capture.format_label),
+                  ("GPU", (ce.label + (", measured ceilings" if ce.profile != "vendor" else ", vendor peaks")) if ce else report.gpu_note)]
+        rows = [(label, value) for label, value in kernel_rows(report, r.kernel.index) if label != "full name"]
+        text = calculation_markdown(f"Profiled kernel #{r.kernel.index} {r.short_name}", inputs, rows,
+                                    when=_dt.datetime.now().strftime("%Y-%m-%d %H:%M"))
+        if host.append_note(entry.id, text):
+            self.notify(visible_controls(f"Kernel #{r.kernel.index} saved to the note of '{entry.title}'."), timeout=3, markup=False)
+
+
+def _cut(value: str, width: int) -> str:
+    return value if len(value) <= width else value[: max(1, width - 1)] + "…"

@@ -1,0 +1,308 @@
+"""What the profile screen shows, as plain text and numbers (no Textual here: tests read these).
+
+The figures are the report's (studytui.profile.analyze); the rows of one kernel are the ones
+`studytui profile FILE --kernel N` prints (studytui.profile.report.kernel_rows), and the guide
+entries come from content/profile-advice.yaml (studytui.profile.report.AdviceBook).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from studytui.core.text import one_line
+from studytui.profile.analyze import BOUNDS, NO_RANGE, RANGE_SEPARATOR, KernelResult, RangeResult, Report
+from studytui.profile.report import si_text, time_text
+
+if TYPE_CHECKING:
+    from studytui.profile.report import AdviceBook, AdviceRule
+
+# Beyond this many kernels only the longest are drawn (plotext draws every point on every frame).
+MAX_POINTS = 2000
+# (id, what the key line says, the column it sorts): `s` cycles through them.
+SORTS = (
+    ("time", "time", "time"),
+    ("intensity", "FLOP/B", "FLOP/B"),
+    ("flops", "TFLOP/s", "TFLOP/s"),
+    ("bw", "GB/s", "GB/s"),
+    ("bound", "limiter", "bound"),
+    ("index", "file order", "#"),
+)
+SORT_IDS = tuple(s[0] for s in SORTS)
+
+
+@dataclass(frozen=True)
+class RoofLine:
+    """One roof: a peak FLOP/s (one precision) and the memory bandwidth under it."""
+
+    label: str  # the precision: "bf16"
+    peak: float  # FLOP/s
+    bw: float  # B/s
+    measured: bool = False
+
+    @property
+    def ridge(self) -> float:
+        return self.peak / self.bw
+
+    def attainable(self, intensity: float) -> float:
+        return min(self.peak, intensity * self.bw)
+
+
+@dataclass(frozen=True)
+class Dot:
+    """A kernel at its arithmetic intensity (FLOP/B) and achieved FLOP/s."""
+
+    x: float
+    y: float
+    bound: str
+    share: float  # of the time of the kernels shown
+
+
+def text(value: str) -> str:
+    """File text (a kernel, range or file name) for one line: every control character escaped."""
+    return one_line(value)
+
+
+def compact(x: float | None, scale: float = 1.0) -> str:
+    """3 significant digits, thousands separated ('4,830', '0.171', '1.83e+03' never): the CLI's rule."""
+    if x is None or not math.isfinite(x):
+        return "?"
+    v = x / scale
+    if 1000 <= abs(v) < 1e9:
+        return f"{float(f'{v:.3g}'):,.0f}"
+    return f"{v:.3g}"
+
+
+def intensity_of(r: KernelResult) -> tuple[float | None, bool]:
+    """(FLOP/B, from the shapes): the counters' intensity, else a trace's FLOPs over the least
+    bytes of the op's shapes (an upper bound: the kernel moved at least those bytes)."""
+    if r.intensity is not None:
+        return r.intensity, False
+    return r.model_intensity, r.model_intensity is not None
+
+
+# -- choosing and ordering the kernels ------------------------------------------------------------
+def in_range(r: KernelResult, rng: RangeResult | None) -> bool:
+    if rng is None:
+        return True
+    path = r.kernel.range
+    if rng.name == NO_RANGE and rng.depth == 1:
+        return not path
+    return len(path) >= rng.depth and RANGE_SEPARATOR.join(path[: rng.depth]) == rng.name
+
+
+def _sort_key(sort: str) -> Callable[[KernelResult], tuple[float, ...]]:
+    def last_if_none(x: float | None) -> tuple[float, float]:
+        return (1.0, 0.0) if x is None else (0.0, -x)
+
+    if sort == "intensity":
+        return lambda r: (*last_if_none(intensity_of(r)[0]), r.kernel.index)
+    if sort == "flops":
+        return lambda r: (*last_if_none(r.achieved_flops), r.kernel.index)
+    if sort == "bw":
+        return lambda r: (*last_if_none(r.achieved_bw), r.kernel.index)
+    if sort == "bound":
+        return lambda r: (BOUNDS.index(r.bound) if r.bound in BOUNDS else len(BOUNDS), -(r.kernel.duration_s or 0.0), r.kernel.index)
+    if sort == "index":
+        return lambda r: (r.kernel.index,)
+    return lambda r: (-(r.kernel.duration_s or 0.0), r.kernel.index)
+
+
+def shown_kernels(report: Report, rng: RangeResult | None = None, sort: str = "time") -> list[KernelResult]:
+    return sorted((r for r in report.kernels if in_range(r, rng)), key=_sort_key(sort))
+
+
+def total_time(kernels: Iterable[KernelResult]) -> float:
+    return sum(r.kernel.duration_s or 0.0 for r in kernels)
+
+
+# -- the header ---------------------------------------------------------------------------------
+def _pack(parts: list[str], width: int) -> list[str]:
+    """Parts joined by ' · ' into lines of at most `width` (a part longer than that stays whole)."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part)
+    return lines
+
+
+def share_text(time_by_bound: dict[str, float], total: float, top: int = 3) -> str:
+    if total <= 0:
+        return "no kernel time"
+    parts = sorted(((v / total, b) for b, v in time_by_bound.items() if v > 0), reverse=True)
+    return ", ".join(f"{b} {s:.0%}" for s, b in parts[:top])
+
+
+def ceilings_text(report: Report) -> str:
+    ce = report.ceilings
+    if ce is None:
+        return ""
+    peaks = {r.peak.key: r.peak for r in report.kernels if r.peak}
+    figures = [f"{key} {si_text(p.value, 'FLOP/s')}" for key, p in sorted(peaks.items(), key=lambda kv: -kv[1].value)]
+    kind = "measured ceilings" if ce.profile != "vendor" else "vendor peaks"
+    return f"{kind}: " + ", ".join(figures + [f"DRAM {si_text(ce.mem_bw, 'B/s')}"])
+
+
+def gpu_text(report: Report, chosen_here: bool = False) -> str:
+    ce = report.ceilings
+    if ce is None:
+        return f"no GPU: {report.gpu_note}; g chooses one"
+    acc = ce.accelerator
+    name = f"{acc.name} ({acc.id})" if acc is not None else ce.gpu
+    how = "chosen here" if chosen_here else ("from the file" if report.gpu_note.startswith("matched") else report.gpu_note)
+    return f"GPU {name}, {how}"
+
+
+def header_lines(report: Report, width: int, rng: RangeResult | None = None, chosen_here: bool = False) -> list[str]:
+    c = report.capture
+    procs = c.processes
+    who = []
+    if len(procs) == 1 and procs[0][0]:
+        who = [f"process {procs[0][0]} ({procs[0][1]})"]
+    elif len(procs) > 1:
+        who = [f"{len(procs)} processes"]
+    n = len(c.kernels)
+    first = [os.path.basename(c.path) or c.path, c.format_label, f"{n:,} kernel{'s' if n != 1 else ''}", *who, c.metric_set]
+    gpu = [gpu_text(report, chosen_here)] + ([ceilings_text(report)] if report.ceilings is not None else [])
+    tot = report.total
+    totals = [
+        f"{time_text(tot.duration_s)} of kernel time",
+        f"GEMM {partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}",
+        f"DRAM {partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}",
+        share_text(tot.time_by_bound, tot.duration_s),
+    ]
+    if rng is not None:
+        totals.append(f"range {rng.name}: {rng.kernels:,} kernels, {time_text(rng.duration_s)}, "
+                      f"{share_text(rng.time_by_bound, rng.duration_s, 2)}")
+    lines = [*_pack(first, width), *_pack(gpu, width), *_pack(totals, width)]
+    return [text(line) for line in lines]
+
+
+def partial(value: float, unknown: int, count: int, unit: str) -> str:
+    """A sum over kernels: '?' when none is known, '≥ X' when some are not (the CLI's rule)."""
+    if unknown >= count:
+        return "?"
+    return ("≥" if unknown else "") + si_text(value, unit)
+
+
+# -- the table ----------------------------------------------------------------------------------
+def bound_cell(r: KernelResult) -> str:
+    return r.bound + ("!" if r.physically_possible is False else "")
+
+
+def table_cells(r: KernelResult, shown_time: float) -> dict[str, str]:
+    """The table's cells of one kernel, by column id (names escaped, not yet shortened)."""
+    x, from_shapes = intensity_of(r)
+    share = (r.kernel.duration_s or 0.0) / shown_time if shown_time > 0 else None
+    return {
+        "index": str(r.kernel.index),
+        "kernel": text(r.short_name),
+        "range": text(r.range_name) if r.kernel.range else "",
+        "time": time_text(r.kernel.duration_s),
+        "share": "?" if share is None else (f"{share:.0%}" if share >= 0.01 else "<1%"),
+        "intensity": ("≤" if from_shapes else "") + compact(x),
+        "flops": compact(r.achieved_flops, 1e12),
+        "bw": compact(r.achieved_bw, 1e9),
+        "bound": bound_cell(r),
+    }
+
+
+# -- the plot -----------------------------------------------------------------------------------
+def roofs_of(report: Report) -> list[RoofLine]:
+    """The roofs of the precisions the kernels ran at (the vendor peak; with measured ceilings,
+    the measured one too), highest first. None without a GPU; bf16's alone when no kernel has
+    FLOPs (an export of speed-of-light percentages only), for a sense of where they would be."""
+    ce = report.ceilings
+    if ce is None:
+        return []
+    peaks = {r.peak.key: r.peak for r in report.kernels if r.peak}
+    if not peaks:
+        bf16 = ce.peak("tensor_bf16")
+        peaks = {bf16.key: bf16} if bf16 is not None else {}
+    roofs: list[RoofLine] = []
+    vendor_bw = ce.limit_mem_bw or ce.mem_bw
+    measured = ce.profile != "vendor"
+    for key, p in sorted(peaks.items(), key=lambda kv: -kv[1].value):
+        roofs.append(RoofLine(key, p.limit or p.value, vendor_bw))
+        if measured:
+            roofs.append(RoofLine(key, p.value, ce.mem_bw, measured=True))
+    return roofs
+
+
+@dataclass(frozen=True)
+class PlotData:
+    roofs: tuple[RoofLine, ...]
+    dots: tuple[Dot, ...]
+    drawn: tuple[int, ...]  # kernel indexes drawn, in the order of `dots`
+    not_drawn: int  # kernels shown in the table that have no point (no FLOPs, bytes or time)
+    cut: int  # kernels left off past MAX_POINTS
+    cut_share: float  # the share of the time of those drawn, when some are cut
+    from_shapes: bool  # some x come from a trace's shapes
+
+
+def plot_data(report: Report, kernels: list[KernelResult], limit: int = MAX_POINTS) -> PlotData:
+    shown = total_time(kernels)
+    placed = [(r, intensity_of(r)) for r in kernels]
+    with_point = [(r, x, s) for r, (x, s) in placed if x and r.achieved_flops and x > 0 and r.achieved_flops > 0]
+    not_drawn = len(kernels) - len(with_point)
+    longest = sorted(with_point, key=lambda t: (-(t[0].kernel.duration_s or 0.0), t[0].kernel.index))
+    drawn, cut = longest[:limit], max(0, len(longest) - limit)
+    dots = tuple(Dot(x, float(r.achieved_flops or 0.0), r.bound, (r.kernel.duration_s or 0.0) / shown if shown > 0 else 0.0)
+                 for r, x, _s in drawn)
+    drawn_time = sum(r.kernel.duration_s or 0.0 for r, _x, _s in drawn)
+    return PlotData(tuple(roofs_of(report)), dots, tuple(r.kernel.index for r, _x, _s in drawn), not_drawn, cut,
+                    drawn_time / shown if shown > 0 else 0.0, any(s for _r, _x, s in drawn))
+
+
+def plot_notes(data: PlotData, report: Report, narrow: bool = False) -> list[str]:
+    """What the plot leaves out and how it placed what it shows, each a short sentence."""
+    notes: list[str] = []
+    if data.cut:
+        notes.append(f"the {len(data.dots):,} longest drawn ({data.cut_share:.0%} of the time); {data.cut:,} more in the table")
+    if data.not_drawn:
+        why = "no FLOPs" if report.capture.format == "torch-trace" else "no FLOPs or bytes"
+        notes.append(f"{data.not_drawn:,} kernel{'s' if data.not_drawn != 1 else ''} with {why}: not drawn, in the table")
+    if data.from_shapes:
+        notes.append("≤: intensity of the shapes (least bytes; a trace has no byte counters)" if not narrow else "≤: x from the shapes")
+    if not data.dots and not data.not_drawn:
+        notes.append("no kernels")
+    return notes
+
+
+# -- one kernel -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Suggestion:
+    """A guide entry to read about a kernel's limiter."""
+
+    entry_id: str
+    title: str
+    where: str  # its section
+
+
+def headline(r: KernelResult, kind_label: str, shown_time: float) -> str:
+    share = (r.kernel.duration_s or 0.0) / shown_time if shown_time > 0 else 0.0
+    bound = {"unknown": "limiter unknown", "latency": "latency-bound"}.get(r.bound, f"{r.bound}-bound")
+    impossible = "; physically impossible" if r.physically_possible is False else ""
+    return f"{kind_label} · {bound} · {time_text(r.kernel.duration_s)}, {share:.0%} of the time shown{impossible}"
+
+
+def suggestions(rule: AdviceRule | None, lookup: Callable[[str], tuple[str, str] | None], limit: int = 4) -> list[Suggestion]:
+    """The rule's entries that the guide has (`lookup(id)` -> (title, section title) or None)."""
+    out: list[Suggestion] = []
+    for entry_id in rule.entries if rule is not None else ():
+        found = lookup(entry_id)
+        if found is not None:
+            out.append(Suggestion(entry_id, found[0], found[1]))
+        if len(out) == limit:
+            break
+    return out
+
+
+def kind_label(book: AdviceBook | None, r: KernelResult) -> str:
+    if book is None:
+        return "kernel"
+    return book.label(book.kind_of(r.kernel))
