@@ -155,11 +155,11 @@ async def bench(calcs: list[str], runs: int) -> bool:
 
 
 def main() -> int:
-    from studytui.tui.calc import CALCULATOR_TITLES
+    from studytui.calc.registry import names
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("calcs", nargs="*", default=[name for name, _t in CALCULATOR_TITLES])
+    parser.add_argument("calcs", nargs="*", default=list(names()))
     args = parser.parse_args()
     print(f"bench_calc_tui: headless pilot, 120x40, median of {args.runs} runs per figure", flush=True)
     ok = asyncio.run(bench(args.calcs, args.runs))

@@ -96,13 +96,19 @@ def bench_env(data: str, cache: str) -> dict[str, str]:
     return env
 
 
-def run_once(argv: list[str], env: dict[str, str]) -> float:
+def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float] | str:
+    """(wall seconds, CPU seconds: user + system) of one run, or why it failed."""
     start = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
     if proc.returncode != 0:
-        raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(argv)}\n{proc.stderr.decode()}")
-    return elapsed
+        return f"exit {proc.returncode}: {(err.decode(errors='replace').strip().splitlines() or [''])[-1][:120]}"
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def load_average() -> str:
@@ -112,27 +118,43 @@ def load_average() -> str:
         return "n/a"
 
 
-def ratios(rounds: int, warmup: int, only: list[str] | None) -> dict[str, tuple[float, float]]:
-    """{label: (median seconds, ratio to the yardstick)}; the yardstick is under its own code."""
+Result = tuple[float, float, float, float]  # median wall s, its ratio, median CPU s, its ratio
+
+
+def ratios(rounds: int, warmup: int, only: list[str] | None) -> tuple[dict[str, Result], dict[str, str]]:
+    """({label: Result}, {label: why it failed}); the yardstick is under its own label."""
     cmd = studytui_command()
     data = tempfile.mkdtemp(prefix="studytui-bench-data-")
     cache = tempfile.mkdtemp(prefix="studytui-bench-cache-")
     env = bench_env(data, cache)
     for argv in SEED:
-        subprocess.run(cmd + argv, capture_output=True, env=env, check=True)
+        subprocess.run(cmd + argv, capture_output=True, env=env)  # a failure shows when that command runs
     chosen = [(label, argv) for label, argv in COMMANDS if not only or any(word in label for word in only)]
     jobs = [(YARDSTICK, [sys.executable, "-c", YARDSTICK])] + [(label, cmd + argv) for label, argv in chosen]
-    samples: dict[str, list[float]] = {label: [] for label, _ in jobs}
+    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in jobs}
+    failed: dict[str, str] = {}
     order = list(jobs)
     shuffle = random.Random(27)
     for i in range(warmup + rounds):
         shuffle.shuffle(order)
         for label, argv in order:
+            if label in failed:
+                continue
             elapsed = run_once(argv, env)
-            if i >= warmup:
+            if isinstance(elapsed, str):
+                failed[label] = elapsed
+            elif i >= warmup:
                 samples[label].append(elapsed)
-    floor = statistics.median(samples[YARDSTICK])
-    return {label: (statistics.median(s), statistics.median(s) / floor) for label, s in samples.items()}
+    def medians(runs: list[tuple[float, float]]) -> tuple[float, float]:
+        return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+    wall0, cpu0 = medians(samples[YARDSTICK])
+    out: dict[str, Result] = {}
+    for label, runs in samples.items():
+        if runs:
+            wall, cpu = medians(runs)
+            out[label] = (wall, wall / wall0, cpu, cpu / cpu0)
+    return out, failed
 
 
 def main() -> int:
@@ -148,24 +170,29 @@ def main() -> int:
     if args.load:
         return 0 if report("load + validate content (in process, uncached)", load_times(), 0.030) else 1
     only = [w.strip() for w in args.only.split(",")] if args.only else None
-    results = ratios(args.rounds, args.warmup, only)
-    floor = results[YARDSTICK][0]
-    print(f"yardstick: python -c {YARDSTICK!r}  median {floor * 1000:.1f} ms ({args.rounds} interleaved rounds)")
+    results, failed = ratios(args.rounds, args.warmup, only)
+    floor, _, cpu_floor, _ = results[YARDSTICK]
+    print(f"yardstick: python -c {YARDSTICK!r}  median {floor * 1000:.1f} ms wall, {cpu_floor * 1000:.1f} ms CPU "
+          f"({args.rounds} interleaved rounds)")
+    print(f"  {'command':<22} {'wall':>9}  {'ratio':>6}   {'CPU':>9}  {'ratio':>6}")
     over = []
-    for label, (med, ratio) in results.items():
+    for label, (med, ratio, cpu, cpu_ratio) in results.items():
         if label == YARDSTICK:
             continue
         flag = "" if ratio <= args.limit else f"  over {args.limit}x"
         if flag:
             over.append(label)
-        print(f"  {label:<22} {med * 1000:7.1f} ms  {ratio:5.2f}x{flag}")
+        print(f"  {label:<22} {med * 1000:6.1f} ms  {ratio:5.2f}x   {cpu * 1000:6.1f} ms  {cpu_ratio:5.2f}x{flag}")
+    for label, why in failed.items():
+        print(f"  {label:<22} failed ({why})")
+        over.append(label)
     print(f"load average after: {load_average()}")
     if args.markdown:
-        print("\n| Command | Median | Ratio to `import rich.console` |\n|---|---|---|")
-        print(f"| `python -c \"{YARDSTICK}\"` (the yardstick) | {floor * 1000:.0f} ms | 1.00x |")
-        for label, (med, ratio) in results.items():
+        print("\n| Command | Wall (median) | Ratio | CPU (median) | Ratio |\n|---|---|---|---|---|")
+        print(f"| `python -c \"{YARDSTICK}\"` (the yardstick) | {floor * 1000:.0f} ms | 1.00x | {cpu_floor * 1000:.0f} ms | 1.00x |")
+        for label, (med, ratio, cpu, cpu_ratio) in results.items():
             if label != YARDSTICK:
-                print(f"| `studytui {label}` | {med * 1000:.0f} ms | {ratio:.2f}x |")
+                print(f"| `studytui {label}` | {med * 1000:.0f} ms | {ratio:.2f}x | {cpu * 1000:.0f} ms | {cpu_ratio:.2f}x |")
     if over:
         print(f"over {args.limit}x: {', '.join(over)}")
     return 1 if over else 0

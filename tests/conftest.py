@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 from hypothesis import settings
@@ -17,12 +19,57 @@ settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev"))
 
 
+_CACHE_DIRS: list[Path] = []
+
+
 @pytest.fixture(autouse=True)
 def isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     data = tmp_path_factory.mktemp("studytui-data")
     monkeypatch.setenv("STUDYTUI_DATA_DIR", str(data))
+    # The parsed-guide cache (issue 27) in a folder of the test run's, never the user's ~/.cache:
+    # one per worker, shared by its tests (a cache is keyed by its content folder and stamps).
+    if not _CACHE_DIRS:
+        _CACHE_DIRS.append(tmp_path_factory.mktemp("studytui-cache"))
+    monkeypatch.setenv("STUDYTUI_CACHE_DIR", str(_CACHE_DIRS[0]))
     monkeypatch.delenv("STUDYTUI_CONTENT_DIR", raising=False)
     return data
+
+
+# -- toy calculators (issue 25) ----------------------------------------------------------------
+# A calculator is one module, added to studytui.calc.registry.MODULES; these register toys the
+# same way, for one test, so tests can find them everywhere (tests/test_calc_registry.py, the
+# command line, `check` and practice; tests/tui/test_calc_registry_app.py, the app).
+TOY_DATA = Path(__file__).parent / "data"
+TOY_PACKAGE = "toycalcs"
+
+
+def _register_toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, name: str) -> Iterator[str]:
+    package = tmp_path / TOY_PACKAGE
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    shutil.copy(TOY_DATA / source, package / f"{name}.py")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from studytui.calc import registry
+
+    monkeypatch.setattr(registry, "MODULES", (*registry.MODULES, f"{TOY_PACKAGE}.{name}"))
+    monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))  # the toy's spec is forgotten afterwards
+    yield name
+    for module in (f"{TOY_PACKAGE}.{name}", TOY_PACKAGE):
+        sys.modules.pop(module, None)
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The toy calculator (tests/data/toy_calculator.py) as `toycalcs.toy`, added to the registry
+    (for this test only); its name, "toy"."""
+    yield from _register_toy(tmp_path, monkeypatch, "toy_calculator.py", "toy")
+
+
+@pytest.fixture
+def toy_roofline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The roofline-plotted toy (tests/data/toy_roofline.py) as `toycalcs.toyroof`, added to the
+    registry after any other toy; its name, "toyroof"."""
+    yield from _register_toy(tmp_path, monkeypatch, "toy_roofline.py", "toyroof")
 
 
 # -- running in parallel ---------------------------------------------------------------------

@@ -2,20 +2,22 @@
 only when asked for.
 
 A toy calculator (tests/data/toy_calculator.py) is registered here the way a new one is, by
-adding its module to studytui.calc.registry.MODULES, and the command line finds it: `calc --help`
-lists it, `calc toy` runs it with its own flags and --json. The app's side (hub, screen, palette)
-is tests/tui/test_calc_registry_app.py.
+adding its module to studytui.calc.registry.MODULES (the `toy` fixture in tests/conftest.py), and
+the command line finds it: `calc --help` lists it, `calc toy` runs it with its own flags and
+--json, `studytui check` runs a try-it link naming it, and practice grades a problem by it. The
+app's side (hub, screen, palette, F-keys, help, groups, the roofline plot) is
+tests/tui/test_calc_registry_app.py.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -26,21 +28,6 @@ from studytui.cli import main
 
 TOY = Path(__file__).parent / "data" / "toy_calculator.py"
 CALCULATOR_MODULES = set(registry.MODULES)
-
-
-@pytest.fixture
-def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """The toy calculator's module, `toycalcs.toy`, added to the registry (for this test only)."""
-    package = tmp_path / "toycalcs"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    shutil.copy(TOY, package / "toy.py")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(registry, "MODULES", (*registry.MODULES, "toycalcs.toy"))
-    monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))  # the toy's spec is forgotten afterwards
-    yield "toy"
-    for name in ("toycalcs.toy", "toycalcs"):
-        sys.modules.pop(name, None)
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -110,7 +97,7 @@ def test_calc_help_lists_a_new_calculator(toy: str, capsys: pytest.CaptureFixtur
     assert "toy          The area of a toy rectangle or triangle" in out  # under "calculators:"
     assert "Toy area" in out  # its title under NAME
     code, out, _ = cli(capsys, "--help")
-    assert code == 0 and "tile, toy" in " ".join(out.split())  # the calculators' names in the command list
+    assert code == 0 and "tile, l2, toy" in " ".join(out.split())  # the calculators' names in the command list
 
 
 def test_a_new_calculator_runs_with_its_own_flags(toy: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -178,3 +165,95 @@ def test_other_commands_and_the_apps_registry_import_no_calculator() -> None:
     # The palette lists every calculator by title, yet registering them imports none (the first frame waits for it).
     loaded = _modules_after("from studytui.tui.registry import build_registry\nbuild_registry()")
     assert not loaded & CALCULATOR_MODULES and "studytui.calc.forms" not in loaded
+
+
+# --- a new calculator in `studytui check` and in practice --------------------------------------------
+def _content_copy(tmp_path: Path) -> Path:
+    """A copy of the content without its practice problems (`check` runs each over 12 seeds, and
+    this file is about the calculator)."""
+    from studytui.core.paths import content_dir
+
+    content = tmp_path / "content"
+    shutil.copytree(content_dir(), content, ignore=shutil.ignore_patterns("problems"))
+    return content
+
+
+def _add_try_it(content: Path, args: str) -> str:
+    """A try-it link naming the toy on the first entry without one; that entry's id."""
+    from studytui.guide import load_guide
+
+    entry = next(e for e in load_guide(content).entries if e.try_it is None)
+    source = content / "sections" / Path(entry.source_file).name
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if line.strip() == f"- id: {entry.id}")
+    indent = lines[index][: lines[index].index("-")] + "  "
+    lines.insert(index + 1, f"{indent}try_it: {{calc: toy, label: 'A toy triangle', args: {args}}}\n")
+    source.write_text("".join(lines), encoding="utf-8")
+    return entry.id
+
+
+def _check_problems(capsys: pytest.CaptureFixture[str], content: Path, entry_id: str) -> list[str]:
+    """What `studytui check` says about the entry's try-it link (the rest of the content is not this test's)."""
+    _code, out, _ = cli(capsys, "--content", str(content), "check", "--json")
+    return [p for p in json.loads(out)["problems"] if f"entry '{entry_id}': try_it" in p]
+
+
+def test_check_runs_a_try_it_link_through_a_new_calculator(toy: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = _content_copy(tmp_path)
+    entry_id = _add_try_it(content, "{height: '4', shape: triangle}")
+    assert _check_problems(capsys, content, entry_id) == []
+    bad = _content_copy(tmp_path / "bad")
+    entry_id = _add_try_it(bad, "{height: '4', shape: circle}")
+    [problem] = _check_problems(capsys, bad, entry_id)
+    assert "'toy'" in problem and "circle" in problem and re.search(r"/sections/[^/:]+\.yaml:\d+: entry ", problem)
+
+
+def test_check_knows_a_calculator_only_once_it_is_registered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    content = _content_copy(tmp_path)
+    entry_id = _add_try_it(content, "{height: '4'}")
+    [problem] = _check_problems(capsys, content, entry_id)
+    assert "unknown calculator 'toy'" in problem
+
+
+TOY_PROBLEMS = """\
+section: {section}
+problems:
+  - id: toy-triangle-area
+    title: Area of a toy triangle
+    skill: toy-area
+    entries: [{entry}]
+    kind: number
+    params:
+      width: [2, 4]
+      height: [3, 5]
+    question: What is the area of a triangle with base {{width}} and height {{height}}?
+    calc: {{name: toy, args: {{width: '{{width}}', height: '{{height}}', shape: triangle}}, answer: area}}
+    by_hand: '{{width}} * {{height}} / 2'
+    unit: ''
+    hints:
+      - Half of the rectangle on the same base and height.
+    notice: A triangle is half the rectangle on its base and height.
+"""
+
+
+def test_practice_grades_a_problem_by_a_new_calculator(toy: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A problem file naming the toy (the content's own problems set aside: this test is about the toy)."""
+    from studytui.guide import load_guide
+
+    content = _content_copy(tmp_path)
+    (content / "problems").mkdir()
+    section = load_guide(content).sections[0]
+    entry = next(e for sub in section.subsections for e in sub.entries)
+    (content / "problems" / f"00-{section.id}.yaml").write_text(TOY_PROBLEMS.format(section=section.id, entry=entry.id))
+    base = ["--content", str(content), "practice"]
+    code, out, err = cli(capsys, *base, "show", "toy-triangle-area", "--seed", "0", "--json")
+    assert code == 0, err
+    question = json.loads(out)["question"]
+    width, height = (float(w) for w in re.findall(r"base (\d+) and height (\d+)", question)[0])
+    right = f"{width * height / 2:g}"
+    code, out, err = cli(capsys, *base, "answer", "toy-triangle-area", right, "--seed", "0", "--json")
+    assert code == 0, err
+    graded = json.loads(out)
+    assert graded["correct"] is True
+    code, out, err = cli(capsys, *base, "answer", "toy-triangle-area", f"{width * height:g}", "--seed", "0", "--json")
+    assert code == 0 and json.loads(out)["correct"] is False  # the rectangle: graded by running the toy

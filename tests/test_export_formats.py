@@ -11,7 +11,18 @@ from pathlib import Path
 import pytest
 
 from studytui.cli import main
-from studytui.exports import DEFAULT, FORMATS, Format, export_description, format_for, format_help, import_format_for
+from studytui.exports import (
+    DEFAULT,
+    FORMATS,
+    Format,
+    export_description,
+    format_for,
+    format_help,
+    import_description,
+    import_format_for,
+    import_help,
+    import_path_help,
+)
 from studytui.guide import load_guide
 from studytui.store import open_store
 
@@ -74,6 +85,35 @@ def test_the_help_is_built_from_the_registry_word_for_word() -> None:
         "that 'studytui import DIR' reads back. PATH '-' writes to standard output (json, md). The file or "
         "folder written is reported as an absolute path, whatever the format."
     )
+
+
+def test_the_import_help_is_built_from_the_registry_word_for_word() -> None:
+    assert import_help() == "merge a JSON export or a notes vault"
+    assert import_description() == (
+        "Merge a JSON export into your progress: per entry the newer change wins, conflicting notes are both "
+        "kept with a marker line, entries no longer in the guide are kept as orphans. PATH a directory: read "
+        "the notes back from a vault written by 'export --format vault'."
+    )
+    assert import_path_help() == "a file written by 'studytui export' ('-' for stdin), or a vault directory"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["import", "--help"]])
+def test_the_command_shows_the_import_help_from_the_registry(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(argv)
+    out = " ".join(capsys.readouterr().out.split())
+    if argv == ["--help"]:
+        assert f"import {import_help()}" in out
+    else:
+        assert import_description() in out and import_path_help() in out
+
+
+def test_an_importable_format_added_to_the_registry_is_named_in_the_import_help(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(FORMATS, "cards", Format("cards", "vault", "Cards.", folder=True, importable=True,
+                                                  noun="a card folder", import_summary="read cards back."))
+    assert import_help() == "merge a JSON export or a notes vault or a card folder"
+    assert import_description().endswith("PATH a directory: read cards back.")
+    assert import_path_help().endswith(", or a vault directory, or a cards directory")
 
 
 # -- each format through the command line -------------------------------------------------------

@@ -203,3 +203,38 @@ def test_every_export_format_follows_the_one_policy(fmt: str, tmp_path: Path, re
         assert renamed == written and len(written) > 10  # every file of the vault
     else:
         assert renamed == {str(path)}
+
+
+@needs_proc
+def test_a_measured_profile_follows_the_one_policy(tmp_path: Path, record: list[tuple[str, str]]) -> None:
+    """`studytui measure` writes its profile (new, then with a run appended) by the same policy:
+    no fixed `.tmp` name left beside it, the file fsynced before the rename, the folder after."""
+    from studytui.measure.catalog import default_catalog_paths, load_catalog, match_device
+    from studytui.measure.plan import make_plan
+    from studytui.measure.profile_file import write_run
+    from studytui.measure.runner import run_plan
+    from test_measure_fakes import FakeBackend
+
+    h200 = match_device("NVIDIA H200", load_catalog(default_catalog_paths()))
+    assert h200 is not None
+    out = tmp_path / "profiles" / "h200.yaml"
+    for _ in range(2):
+        run = run_plan(FakeBackend(), make_plan(quick=True), h200)
+        record.clear()
+        write_run(out, run, h200.id)
+        assert check_policy(record) == {str(out)}
+    assert sorted(p.name for p in out.parent.iterdir()) == ["h200.yaml"]
+
+
+@needs_proc
+def test_a_rescue_file_is_fsynced_and_so_is_its_folder(tmp_path: Path, record: list[tuple[str, str]]) -> None:
+    """Notes the store refused, written to a private file when the app stops (no rename: the file
+    is created under its final, unguessable name), reach the disk: the file, then its folder."""
+    import io
+
+    from studytui.study.session import write_rescue_file
+
+    folder = tmp_path / "data"
+    path = write_rescue_file({"roofline": "do not lose me"}, folder, "the store refused it", io.StringIO())
+    assert path is not None and path.parent == folder
+    assert record == [("fsync-file", str(path)), ("fsync-folder", str(folder))]

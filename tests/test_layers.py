@@ -13,7 +13,7 @@ CORE_MODULES = [
     "studytui.core.handoff", "studytui.core.paths", "studytui.store", "studytui.study.flow", "studytui.study.session",
     "studytui.core.state", "studytui.calc",
     "studytui.calc.forms", "studytui.cli.commands.guide", "studytui.cli.commands.study", "studytui.cli.commands.calc",
-    "studytui.cli.commands.takealong", "studytui.exports.vault", "studytui.exports.anki", "studytui.serve.server",
+    "studytui.cli.commands.serve", "studytui.exports.vault", "studytui.exports.anki", "studytui.serve.server",
 ]
 
 

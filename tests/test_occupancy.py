@@ -264,24 +264,28 @@ def test_properties_bounded_and_monotone(cc: str, threads: int, regs: int, dyn: 
 def test_tile_hopper_stages_and_accumulators() -> None:
     result = tile_budget(get_cc("9.0"), 128, 128, 64, "bf16")
     v = result.values
-    assert v["stage_bytes"] == 16384 + 16384 + 16 and v["epilogue_bytes"] == 32768
+    assert v["stage_bytes_per_cta"] == 16384 + 16384 + 16 and v["epilogue_bytes"] == 32768
+    assert v["a_bytes_per_stage"] == v["b_bytes_per_stage"] == 16384 and v["cta_group"] == 1
     assert v["max_stages"] == v["stages"] == (232448 - 32768) // 32784 == 6
-    assert v["blocks_per_sm"] == 1 and v["accumulator_registers_per_thread"] == 128
+    assert v["blocks_per_sm"] == 1 and v["accumulator_registers_per_thread"] == 128 and v["threads"] == 128
     assert v["stages_for_two_blocks"] == 2
 
 
 def test_tile_blackwell_tensor_memory() -> None:
+    # One tcgen05 accumulator of N columns, double-buffered when two fit in the 512 columns.
     v = tile_budget(get_cc("10.0"), 128, 256, 64, "bf16").values
-    assert v["tmem_columns"] == 256 and v["tmem_columns_allocated"] == 256 and v["tmem_accumulator_buffers"] == 2
+    assert v["tmem_columns"] == 256 and v["tmem_accumulator_buffers"] == 2 and v["tmem_columns_allocated"] == 512
+    assert v["accumulator_registers_per_thread"] == 0
     v = tile_budget(get_cc("10.0"), 128, 48, 64, "bf16").values
-    assert v["tmem_columns_allocated"] == 64  # powers of two from 32
+    assert v["tmem_columns_used"] == 96 and v["tmem_columns_allocated"] == 128  # powers of two from 32
     assert tile_budget(get_cc("9.0"), 128, 128, 64, "bf16").values["tmem_columns"] is None
 
 
-def test_tile_warns_when_accumulators_exceed_registers() -> None:
-    result = tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=128)
-    assert result.values["accumulator_registers_per_thread"] == 256
-    assert any("255-register limit" in w for w in result.warnings)
+def test_tile_refuses_accumulators_over_the_register_limit() -> None:
+    # The issue: 128x256 on one warpgroup is 256 accumulator registers per thread; a thread addresses 255.
+    with pytest.raises(FieldError, match="256 registers per thread; a thread addresses at most 255"):
+        tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=128)
+    assert tile_budget(get_cc("9.0"), 128, 256, 64, "bf16").values["threads"] == 256  # auto: two warpgroups
 
 
 # ---- CLI: JSON, sweep, bad input ----------------------------------------------------------------
@@ -359,8 +363,10 @@ def test_cli_tile_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "calc", "tile", "--gpu", "b200", "--tile", "256x128x64", "--dtype", "fp8", "--stages", "4", "--json")
     assert code == 0
     data = json.loads(out)
-    assert data["stages"] == 4 and data["stage_bytes"] == 256 * 64 + 64 * 128 + 16
-    assert data["tmem_columns"] == 256
+    # M = 256 is a CTA pair (cta_group::2): each CTA holds 128 rows of A and 64 columns of B.
+    assert data["stages"] == 4 and data["cta_group"] == 2
+    assert data["stage_bytes_per_cta"] == 128 * 64 + 64 * 64 + 16
+    assert data["tmem_columns"] == 128
 
 
 def test_a_broken_table_in_a_content_override_is_one_line(tmp_path, monkeypatch, capsys) -> None:

@@ -12,6 +12,7 @@ from studytui.calc.forms import run as run_calc
 from studytui.cli import main
 from studytui.guide import load_guide
 from studytui.practice.answers import UNITS
+from studytui.practice.handcalc import evaluate
 from studytui.practice.loader import load_problems
 from studytui.practice.schedule import RELEARN, current_seed, rating_sequence, reviews
 from studytui.practice.service import Practice
@@ -33,25 +34,39 @@ def run_json(capsys, *argv):
     return json.loads(out)
 
 
+def _read(values: dict, answer_key: str):
+    """A result key, or an expression over the result's keys (the answer of `calc.answer`)."""
+    if answer_key in values:
+        return values[answer_key]
+    return evaluate(answer_key, {k: v for k, v in values.items() if isinstance(v, (int, float, str))})
+
+
 def _right_answer(shown: dict) -> str:
     """The answer from the calculator call `practice show --json` prints - what anyone can check."""
     calc = shown["calc"]
     if "pick" in calc:
-        runs = {c: run_calc(calc["name"], args).values[calc["answer_key"]] for c, args in calc["args"].items()}
-        return (min if calc["pick"] == "min" else max)(runs, key=runs.get)
-    value = run_calc(calc["name"], calc["args"]).values[calc["answer_key"]]
+        runs = {c: _read(run_calc(calc["name"], args).values, calc["answer_key"]) for c, args in calc["args"].items()}
+        if calc["pick"] in ("min", "max"):
+            return (min if calc["pick"] == "min" else max)(runs, key=runs.get)
+        target = evaluate(calc["target"], {})
+        at_most = calc["pick"] == "first_at_most"
+        return next(c for c, v in runs.items() if (v <= target if at_most else v >= target))  # in the listed order
+    value = _read(run_calc(calc["name"], calc["args"]).values, calc["answer_key"])
     if shown["kind"] == "choice":
+        if isinstance(value, list):
+            (value,) = value
         return ("yes" if value else "no") if isinstance(value, bool) else str(value)
     return f"{value / UNITS[shown['unit']][1]!r} {shown['unit']}".strip()
 
 
 def test_show_json_has_the_exact_calculator_call(capsys):
     shown = run_json(capsys, "practice", "show", "sh-decode-step-floor", "--seed", "3", "--json")
-    assert {"id", "seed", "question", "unit", "kind", "calc"} <= set(shown)
+    assert {"id", "seed", "question", "unit", "kind", "calc", "given", "by_hand", "skill"} <= set(shown)
     assert shown["seed"] == 3 and shown["unit"] == "ms" and shown["kind"] == "number"
     assert set(shown["calc"]) == {"name", "args", "answer_key"} and shown["calc"]["name"] == "transformer"
+    assert {g["name"] for g in shown["given"]} >= {"hbm_bw", "params"} and shown["by_hand"]["value"] > 0
     choice = run_json(capsys, "practice", "show", "sh-roofline-bound", "--json")
-    assert choice["choices"] == ["compute", "memory"]
+    assert sorted(choice["choices"]) == ["compute", "memory"]  # shown in a per-variant order
 
 
 def test_answer_right_then_the_next_variant(capsys):
@@ -74,10 +89,12 @@ def test_a_miss_gives_hints_in_order_and_no_expected_without_reveal(capsys):
         hints.append(result["hint"])
     problem = load_problems().get("sh-time-floor")
     assert hints == [*problem.hints, problem.hints[-1]]
+    # misses keep the variant, so the hints apply to the numbers on screen
+    assert run_json(capsys, "practice", "show", "sh-time-floor", "--json")["seed"] == 0
     revealed = run_json(capsys, "practice", "answer", "sh-time-floor", f"{value}", "--reveal", "--json")
     assert revealed["expected"]["text"] and revealed["solution"]
-    # still the same variant until it is answered right
-    assert run_json(capsys, "practice", "show", "sh-time-floor", "--json")["seed"] == 0
+    # issue 31: a revealed variant is spent - the next attempt is a new variant
+    assert run_json(capsys, "practice", "show", "sh-time-floor", "--json")["seed"] == 1
 
 
 def test_every_problem_answered_right_through_the_cli(capsys):
@@ -89,7 +106,8 @@ def test_every_problem_answered_right_through_the_cli(capsys):
 
 def test_human_output(capsys):
     code, out, _ = run(capsys, "practice", "show", "sh-roofline-bound", "--seed", "2")
-    assert code == 0 and "Choices: 1) compute, 2) memory" in out and "--seed 2" in out
+    assert code == 0 and "Choices: 1) " in out and "compute" in out and "memory" in out and "--seed 2" in out
+    assert "Given:" in out and "dense bf16 tensor-core peak" in out
     code, out, _ = run(capsys, "practice", "answer", "sh-roofline-bound", "sideways-bound-but-wrong", "--seed", "2")
     assert code == 2
     code, out, _ = run(capsys, "practice", "1")
@@ -127,7 +145,8 @@ def test_progress_shows_mastery_and_due(capsys):
     assert sections["gpu-fundamentals"]["mastered"] == 1 and sections["gpu-fundamentals"]["mastery"] > 0
     assert sections["start-here"]["mastered"] == 0 and data["practice"]["due"] == 0
     code, out, _ = run(capsys, "progress")
-    assert code == 0 and "practice" in out and "1/7" in out and "due for review" in out
+    total = len(load_problems().for_section("gpu-fundamentals"))
+    assert code == 0 and "practice" in out and f"1/{total}" in out and "due for review" in out
     listing = run_json(capsys, "practice", "--json")
     assert any(p["id"] == "gf-hbm-stream" and p["last_correct"] for p in listing["problems"])
 

@@ -349,7 +349,7 @@ def test_progress_tells_done_and_skipped_apart_without_colour(capsys: pytest.Cap
 
 
 def test_journal_demotes_a_notes_own_headings() -> None:
-    from studytui.cli.commands.study import demote_headings
+    from studytui.exports.journal import demote_headings
 
     note = "# Big idea\ntext\n## Detail\n```\n# not a heading\n```\nSetext\n------\n#hashtag stays"
     out = demote_headings(note, 4)

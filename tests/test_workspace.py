@@ -15,7 +15,7 @@ from studytui.cli import main
 from studytui.core.paths import content_dir
 from studytui.guide import load_guide
 from studytui.store import open_store
-from studytui.study.workspace import open_existing_workspace, open_workspace
+from studytui.study.workspace import open_existing_workspace, open_workspace, read_workspace
 
 GUIDE = load_guide()
 TARGET = GUIDE.entries[2]
@@ -93,6 +93,76 @@ def test_a_workspace_that_fails_to_follow_aliases_closes_its_store(renamed: Path
 def test_every_command_follows_aliases(renamed: Path, data: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--content", str(renamed), *argv]) == 0, capsys.readouterr().err
     assert stored_ids(data) == {NEW_ID}
+
+
+def _fingerprint(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+@pytest.mark.parametrize("argv", [["plan", "--json"], ["plan"]], ids=lambda argv: " ".join(argv))
+def test_every_read_only_command_follows_aliases_in_memory(renamed: Path, data: Path, argv: list[str],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that only reads (`plan`) sees the progress under the new id, and leaves the file as it was."""
+    import json
+
+    before = _fingerprint(data)
+    assert main(["--content", str(renamed), *argv]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    if "--json" in argv:
+        left = {entry["id"] for entry in json.loads(out)["entries"]}
+        assert NEW_ID not in left and TARGET.id not in left  # done, under its old id
+        assert len(left) == len(GUIDE.entries) - 1
+    assert _fingerprint(data) == before and stored_ids(data) == {TARGET.id}
+
+
+def test_read_workspace_rekeys_progress_and_events_in_memory(renamed: Path, data: Path) -> None:
+    before = _fingerprint(data)
+    snapshot = read_workspace(renamed, data, command="plan")
+    assert snapshot.guide.get(NEW_ID) is not None
+    assert set(snapshot.states) == {NEW_ID} and snapshot.states[NEW_ID].state == "done"
+    assert snapshot.states[NEW_ID].note == "written before the rename"
+    entry_ids = {event["entry_id"] for event in snapshot.events if event["entry_id"]}
+    assert entry_ids == {NEW_ID}
+    assert snapshot.attempts == []
+    assert _fingerprint(data) == before
+
+
+def test_read_workspace_creates_nothing_where_there_is_no_store(renamed: Path, tmp_path: Path) -> None:
+    snapshot = read_workspace(renamed, tmp_path, command="plan")
+    assert snapshot.states == {} and snapshot.events == [] and list(tmp_path.iterdir()) == [renamed]
+
+
+def test_read_workspace_gives_an_empty_sqlite_file_no_schema(tmp_path: Path) -> None:
+    import sqlite3
+
+    data = tmp_path / "data"
+    data.mkdir()
+    conn = sqlite3.connect(data / "studytui.db")
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("DROP TABLE t")  # a SQLite file with a header, and no table
+    conn.commit()
+    conn.close()
+    before = _fingerprint(data)
+    snapshot = read_workspace(data_dir=data, command="plan")
+    assert snapshot.states == {} and _fingerprint(data) == before
+
+
+def test_read_workspace_refuses_an_older_store_in_one_line(isolated_data_dir: Path) -> None:
+    from studytui.core.errors import StoreError
+    from studytui.store.schema import create_v1
+    from studytui.store.store import Store
+
+    old = Store(isolated_data_dir / "studytui.db", migrations={1: create_v1})
+    old.set_state(TARGET.id, "done")
+    old.close()
+    before = _fingerprint(isolated_data_dir)
+    with pytest.raises(StoreError) as caught:
+        read_workspace(data_dir=isolated_data_dir, command="plan")
+    message = str(caught.value)
+    assert "\n" not in message and message.endswith(
+        "is from an older studytui (schema version 1): 'studytui plan' only reads, so it does not upgrade it - "
+        "run 'studytui progress' once (it upgrades the file and keeps a backup), then plan again")
+    assert _fingerprint(isolated_data_dir) == before
 
 
 def test_guide_diff_follows_aliases(renamed: Path, data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

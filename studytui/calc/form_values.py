@@ -26,18 +26,9 @@ GROUPS: tuple[tuple[str, str], ...] = (
 DEFAULT_GPU = "h200"
 
 
-def group_of(spec: CalcSpec, field: FieldSpec) -> str | None:
-    """Which collapsed group a field sits in (None: always visible)."""
+def group_of(field: FieldSpec) -> str | None:
+    """Which collapsed group a field sits in (None: always visible): the field's own `group`."""
     return field.group
-
-
-def __getattr__(name: str) -> Any:
-    # UI_DEFAULTS: each calculator's starting example by name, read from the specs (loads them all).
-    if name == "UI_DEFAULTS":
-        from studytui.calc.registry import specs
-
-        return {spec.name: dict(spec.ui_defaults) for spec in specs() if spec.ui_defaults}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def as_text(value: Any) -> str:

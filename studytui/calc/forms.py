@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 
 DataDir: TypeAlias = "str | os.PathLike[str] | None"
 
-KINDS = ("int", "float", "size", "rate", "flops_rate", "time", "dtype", "gpu", "model", "choice", "bool")
+# "flops": a count of floating-point operations (1e12, 2TFLOP), read back in FLOPs.
+KINDS = ("int", "float", "flops", "size", "rate", "flops_rate", "time", "dtype", "gpu", "model", "choice", "bool")
 PROFILE_CHOICES = ("vendor", "measured")
 _TRUE = {"1", "true", "yes", "y", "on"}
 _FALSE = {"0", "false", "no", "n", "off"}
@@ -139,6 +140,10 @@ class CalcSpec:
                 if new in values and values[new] not in (None, ""):
                     raise FieldError(old, f"give --{new.replace('_', '-')} only (--{old.replace('_', '-')} is its old name)")
                 values[new] = convert(raw)
+        if strict:  # the CLI: a flag given an empty value (--cc "") is refused, never read as the default
+            for name, value in values.items():
+                if isinstance(value, str) and value.strip() == "" and any(f.name == name for f in self.fields):
+                    raise FieldError(name, "is empty: give a value, or leave the flag out for the default")
         given = frozenset(k for k, v in values.items() if v is not None and not (isinstance(v, str) and v.strip() == ""))
         parsed = parse_values(self, values)
         parsed["_given"] = given
@@ -188,9 +193,9 @@ def parse_field(spec: FieldSpec, text: Any) -> Any:
     if kind == "int":
         return parse_int(text, name, allow_zero=spec.allow_zero)
     if kind == "float":
-        if name == "flops":
-            return parse_flops(text, name)
         return parse_float(text, name, allow_zero=spec.allow_zero, maximum=spec.maximum)
+    if kind == "flops":
+        return parse_flops(text, name)
     if kind == "size":
         return parse_size(text, name, allow_zero=spec.allow_zero)
     if kind == "rate":

@@ -27,13 +27,15 @@ VENDOR_PEAK_LABEL = "vendor peak, not a measurement"
 # (an unquoted "a, b" in a flow mapping splits into bogus keys), so loading refuses it.
 RECORD_KEYS = frozenset({
     "id", "aliases", "figures", "name", "vendor", "arch", "year", "form_factor", "memory_gb", "memory_unit",
-    "memory_reported_mib", "memory_reported_by", "memory_type", "memory_bw_tbs", "l2_mb", "llc_mb", "sm_count",
+    "memory_reported_mib", "memory_reported_by", "memory_type", "memory_bw_tbs", "l2_mb", "llc_mb", "l2_source", "llc_source",
+    "sm_count",
     "compute_units", "boost_clock_mhz", "peak_tflops", "datasheet_sparse", "interconnect", "scale_out",
     "host_interface", "tdp_w", "sources", "cross_checked_with", "confidence", "notes",
 })
 INTERCONNECT_KEYS = frozenset({
     "name", "bw_gbs", "bw_gbs_per_direction", "all_ports_bw_gbs", "domain", "domain_size", "nvls",
     "axis_bw_gbs_per_direction", "axis_source", "axis_max_chips", "source",
+    "peer_bw_gbs_per_direction", "peer_source", "axis_wraparound_multiple", "axis_wraparound_source",
 })
 SCALE_OUT_KEYS = frozenset({"name", "bw_gbps_per_direction", "source", "note"})
 COMPUTE_UNIT_KEYS = frozenset({"kind", "count", "extra"})
@@ -73,6 +75,8 @@ class Accelerator:
     nvls: bool = False  # NVLink SHARP (in-switch reduction) available
     axis_bw_per_direction: float | None = None  # torus systems: one-way B/s of a ring along one axis
     axis_max_chips: int | None = None  # torus systems: the most chips one axis holds
+    axis_wraparound_multiple: int | None = None  # torus systems: an axis has a wraparound link when its length is a multiple of this
+    peer_bw_per_direction: float | None = None  # point-to-point mesh: B/s one way over the link(s) to ONE peer
     scale_out_bw_per_direction: float | None = None  # network B/s per accelerator, one way
     scale_out_name: str | None = None
     scale_out_source: str | None = None
@@ -109,6 +113,7 @@ class Accelerator:
             "scale_up_domain_size": self.domain_size,
             "nvlink_sharp": self.nvls,
             "ring_axis_bw_per_direction": self.axis_bw_per_direction,
+            "peer_link_bw_per_direction": self.peer_bw_per_direction,
             "scale_out": None if self.scale_out_bw_per_direction is None else {
                 "name": self.scale_out_name, "bw_per_direction": self.scale_out_bw_per_direction, "source": self.scale_out_source,
             },
@@ -201,6 +206,12 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
         unit_count = int(unit_value) if unit_value is not None else None
     domain_size = _num(link.get("domain_size"), where, "interconnect.domain_size") if isinstance(link, dict) else None
     axis = _num(link.get("axis_bw_gbs_per_direction"), where, "interconnect.axis_bw_gbs_per_direction") if isinstance(link, dict) else None
+    peer = _num(link.get("peer_bw_gbs_per_direction"), where, "interconnect.peer_bw_gbs_per_direction") if isinstance(link, dict) else None
+    if peer is not None and not link.get("peer_source"):
+        raise UsageError(f"{where}: interconnect.peer_bw_gbs_per_direction needs a peer_source")
+    wrap = _num(link.get("axis_wraparound_multiple"), where, "interconnect.axis_wraparound_multiple") if isinstance(link, dict) else None
+    if wrap is not None and (wrap != int(wrap) or not link.get("axis_wraparound_source")):
+        raise UsageError(f"{where}: interconnect.axis_wraparound_multiple must be a whole number of chips with an axis_wraparound_source")
     scale_out = entry.get("scale_out") or {}
     if not isinstance(scale_out, dict):
         raise UsageError(f"{where}: scale_out must be a mapping (name, bw_gbps_per_direction, source)")
@@ -239,6 +250,8 @@ def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Acc
         nvls=bool(link.get("nvls")) if isinstance(link, dict) else False,
         axis_bw_per_direction=axis * 1e9 if axis is not None else None,
         axis_max_chips=int(link["axis_max_chips"]) if isinstance(link, dict) and isinstance(link.get("axis_max_chips"), int) else None,
+        axis_wraparound_multiple=int(wrap) if wrap is not None else None,
+        peer_bw_per_direction=peer * 1e9 if peer is not None else None,
         scale_out_bw_per_direction=net_gbps * 1e9 / 8 if net_gbps is not None else None,
         scale_out_name=str(scale_out.get("name")) if scale_out.get("name") else None,
         scale_out_source=str(scale_out.get("source")) if scale_out.get("source") else None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from studytui.calc.dtypes import DTYPES, dtype_bytes
+from studytui.calc.dtypes import STORAGE_DTYPES, dtype_bytes
 from studytui.calc.forms import CalcSpec, DataDir, FieldSpec, ceilings_for, model_fields, resolve_model
 from studytui.calc.result import Result
 from studytui.calc.roofline import g
@@ -13,6 +13,19 @@ from studytui.calc.units import format_count, format_percent, format_size
 if TYPE_CHECKING:
     from studytui.calc.ceilings import Ceilings
     from studytui.calc.models import ModelParams
+
+
+def check_context_limit(result: Result, params: ModelParams, tokens: int, what: str = "context") -> None:
+    """Warn when `tokens` positions go past the context the model's config declares; record the limit."""
+    limit = params.max_position_embeddings
+    result.values["max_position_embeddings"] = limit or None
+    if not limit:
+        return
+    if tokens > limit:
+        result.warn(
+            f"{what} {tokens:,} tokens is past {params.name}'s limit of {limit:,} (max_position_embeddings in its config.json): "
+            "the model is not configured for positions past it, so these figures are arithmetic only"
+        )
 
 
 def kv_cache(
@@ -24,12 +37,13 @@ def kv_cache(
     b = dtype_bytes(kv_dtype)
     elements = params.kv_elements_per_token_per_layer()
     per_token = params.kv_bytes_per_token(b)
+    marginal = params.kv_bytes_per_token_marginal(b)
     per_seq = params.kv_bytes_per_sequence(context, b)
     total = batch * per_seq
     mha = 2 * params.layers * params.heads * params.head_dim * b
     result.values.update(
         model=params.name, kv_dtype=kv_dtype, batch=batch, context=context,
-        kv_elements_per_token_per_layer=elements, kv_bytes_per_token=per_token,
+        kv_elements_per_token_per_layer=elements, kv_bytes_per_token=per_token, kv_bytes_per_token_marginal=marginal,
         kv_bytes_per_sequence=per_seq, kv_bytes=total, bytes=total, mha_kv_bytes_per_token=mha,
         reduction_vs_mha=mha / per_token, time_s=None,
     )
@@ -41,10 +55,18 @@ def kv_cache(
     else:
         result.step(f"elements/token/layer = 2 x n_kv x H = 2 x {params.kv_heads} x {params.head_dim} = {elements}")
     result.step(f"KV bytes/token = L x elements x b_kv = {params.layers} x {elements} x {g(b)} = {g(per_token)}")
-    result.step(
-        f"KV bytes/sequence at context {context} = {g(per_seq)}"
-        + (" (sliding layers capped at their window)" if params.sliding_layers else "")
-    )
+    if params.sliding_layers:
+        full, sliding, window = params.layers - params.sliding_layers, params.sliding_layers, params.sliding_window
+        result.step(
+            f"KV bytes per token past the {window}-token window = full layers x elements x b_kv = {full} x {elements} x {g(b)} = "
+            f"{g(marginal)} (the {sliding} sliding layers keep at most {window} tokens)"
+        )
+        result.step(
+            f"KV bytes/sequence at context {context} = (full layers x {context} + sliding layers x min({context}, {window})) x "
+            f"elements x b_kv = ({full} x {context} + {sliding} x {min(context, window)}) x {elements} x {g(b)} = {g(per_seq)}"
+        )
+    else:
+        result.step(f"KV bytes/sequence at context {context} = {g(per_seq)}")
     result.step(f"KV bytes for batch = {batch} x {g(per_seq)} = {g(total)}")
     result.step(
         f"MHA equivalent = 2 x L x n_q x H x b_kv = 2 x {params.layers} x {params.heads} x {params.head_dim} x {g(b)} = {g(mha)} "
@@ -54,7 +76,16 @@ def kv_cache(
     result.row("KV elements per token per layer", format_count(elements))
     if params.is_mla:  # after the model it describes
         result.row("equivalent GQA groups", g(result.values["equivalent_gqa_groups"]))
-    result.row("KV bytes per token", format_size(per_token))
+    if params.sliding_layers:
+        full = params.layers - params.sliding_layers
+        result.row(f"KV bytes per token (all {params.layers} layers)", format_size(per_token))
+        result.row(
+            "KV bytes per token past the window",
+            f"{format_size(marginal)} ({full} full layers; the {params.sliding_layers} sliding ones stop at "
+            f"{params.sliding_window} tokens)",
+        )
+    else:
+        result.row("KV bytes per token", format_size(per_token))
     result.row(f"KV per sequence at {context:,} tokens", format_size(per_seq))
     result.row(f"KV for batch {batch}", f"{format_size(total)} ({format_size(total, binary=True)})")
     result.row("vs MHA", f"{format_size(mha)} per token ({g(mha / per_token)}x more)")
@@ -64,6 +95,12 @@ def kv_cache(
         result.row(f"share of {ceilings.accelerator.id if ceilings.accelerator else 'HBM'}", format_percent(frac))
         result.step(f"share of HBM = {g(total)} / {g(ceilings.memory_bytes)} = {format_percent(frac)}")
     result.assume("KV bytes scale with KV heads (GQA/MQA), not query heads; MLA caches one latent plus a RoPE key per layer")
+    if params.sliding_layers:
+        result.assume(
+            f"'KV bytes per token' counts all {params.layers} layers, as for the first {params.sliding_window} tokens; past the window "
+            f"the {params.sliding_layers} sliding layers stop growing, so each further token adds only the full layers' share"
+        )
+    check_context_limit(result, params, context)
     return result
 
 
@@ -84,7 +121,7 @@ SPEC = CalcSpec(
     "KV cache bytes per token, per sequence and per batch (GQA, MQA, MLA, sliding windows).",
     (
         *model_fields(),
-        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=STORAGE_DTYPES),
         FieldSpec("batch", "batch (sequences)", "int", "1"),
         FieldSpec("context", "context tokens", "int", "4096"),
         FieldSpec("gpu", "GPU", "gpu", help="optional: show the share of its HBM"),

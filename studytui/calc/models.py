@@ -56,6 +56,9 @@ class ModelParams:
     router_bias: bool = False  # a per-expert bias in the router
     qk_norm: bool = False  # RMSNorm on q and k per head (Qwen3)
     attention_sinks: bool = False  # one learned logit per head (gpt-oss)
+    # The longest context the published config declares (config.json max_position_embeddings);
+    # 0: not known (custom dims)
+    max_position_embeddings: int = 0
 
     # ---- structure --------------------------------------------------------------------
     @property
@@ -106,6 +109,8 @@ class ModelParams:
             raise FieldError("mla_rope_dim", "MLA needs --mla-rope-dim (the decoupled RoPE key size, e.g. 64)")
         if not self.is_mla and (self.mla_rope_dim or self.mla_q_rank):
             raise FieldError("mla_kv_rank", "give --mla-kv-rank with the other MLA dims")
+        if not isinstance(self.max_position_embeddings, int) or self.max_position_embeddings < 0:
+            raise FieldError("max_position_embeddings", f"must be a whole number, 0 when not known (got {self.max_position_embeddings!r})")
         if self.sliding_layers:
             if self.sliding_layers > self.layers:
                 raise FieldError("sliding_layers", f"must be at most layers ({self.layers})")
@@ -182,6 +187,31 @@ class ModelParams:
             non_expert=total - self.moe_layers * self.experts * expert,
         )
 
+    def replicated_under_tp(self) -> tuple[tuple[str, int], ...]:
+        """Weights every tensor-parallel rank holds whole instead of a 1/TP slice, as serving
+        engines lay them out (vLLM: the MLA down-projections are one fused layer built with
+        `disable_tp=True`, the MoE router a `ReplicatedLinear`): (what, parameters) per group.
+        RMSNorm weights are whole on every rank too but left out: under 0.01% of any preset."""
+        d, L = self.hidden, self.layers
+        groups: list[tuple[str, int]] = []
+        if self.is_mla:
+            width = self.mla_q_rank + self.mla_kv_rank + self.mla_rope_dim
+            parts = "q_a + kv_a" if self.mla_q_rank else "kv_a"
+            groups.append((
+                f"MLA down-projections ({parts}, fused {width}x{d} per layer) and their norms",
+                L * (d * width + self.mla_q_rank + self.mla_kv_rank),
+            ))
+        if self.is_moe:
+            groups.append((f"MoE router ({d}x{self.experts} per MoE layer)", self.moe_layers * self.router_params()))
+        return tuple(groups)
+
+    def kv_projection_params(self) -> int:
+        """The K and V projection weights of every layer (MHA/GQA/MQA; 0 for MLA)."""
+        if self.is_mla:
+            return 0
+        per_layer = 2 * self.hidden * self.kv_heads * self.head_dim + (2 * self.kv_heads * self.head_dim if self.attention_bias else 0)
+        return self.layers * per_layer
+
     # ---- attention and KV cache -------------------------------------------------------
     def kv_elements_per_token_per_layer(self) -> int:
         """Elements cached per token per layer: 2·n_kv·H (K and V), or d_c + d_R for MLA."""
@@ -202,6 +232,11 @@ class ModelParams:
         if self.sliding_layers:
             groups.append((self.sliding_layers, float(min(context, self.sliding_window))))
         return groups
+
+    def kv_bytes_per_token_marginal(self, kv_bytes: float) -> float:
+        """Bytes one more token adds once the context is past every sliding window: the
+        full-attention layers only (equal to kv_bytes_per_token without sliding layers)."""
+        return (self.layers - self.sliding_layers) * self.kv_elements_per_token_per_layer() * kv_bytes
 
     def kv_bytes_per_sequence(self, context: float, kv_bytes: float) -> float:
         per_layer = self.kv_elements_per_token_per_layer() * kv_bytes

@@ -17,7 +17,9 @@ tables per compute capability live in content/hardware/compute-capabilities/.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -64,6 +66,11 @@ class ComputeCapability:
     tensor_memory: dict[str, int] | None
     sources: tuple[str, ...]
     notes: str = ""
+    unified_l1_shared_kib: int | None = None  # the unified L1 data cache + shared memory array per SM
+
+    @property
+    def carveouts(self) -> str:
+        return ", ".join(str(k) for k in self.carveout_kib) + " KiB"
 
     @property
     def max_threads_per_sm(self) -> int:
@@ -75,6 +82,7 @@ class ComputeCapability:
             max_threads_per_sm=self.max_threads_per_sm, carveout_kib=list(self.carveout_kib),
             cluster_portable=self.cluster_portable, cluster_non_portable=self.cluster_non_portable,
             tensor_memory=self.tensor_memory, sources=list(self.sources), notes=self.notes,
+            unified_l1_shared_kib=self.unified_l1_shared_kib,
         )
         return out
 
@@ -121,6 +129,7 @@ def _load(path: str) -> Tables:
             cluster_portable=cluster.get("portable"), cluster_non_portable=cluster.get("non_portable"),
             tensor_memory=merged.get("tensor_memory"), sources=tuple(merged.get("sources") or ()),
             notes=str(merged.get("notes") or ""),
+            unified_l1_shared_kib=int(merged["unified_l1_shared_kib"]) if merged.get("unified_l1_shared_kib") else None,
         )
     return Tables(
         capabilities=caps,
@@ -208,6 +217,25 @@ def _carveout_for(cc: ComputeCapability, wanted: int) -> int | None:
     return None
 
 
+def carveout_choice(cc: ComputeCapability, carveout: int, smem_per_block: int) -> tuple[int, int, int | None]:
+    """(the preference in bytes, the carve-out it rounds up to (None past the largest), the
+    carve-out the blocks run in): a preference too small for one block gives way to the smallest
+    carve-out that holds one (cuda_occupancy.h)."""
+    wanted = carveout * cc.shared_memory_per_sm // 100
+    preferred = _carveout_for(cc, wanted)
+    if preferred is not None and preferred >= smem_per_block:
+        return wanted, preferred, preferred
+    return wanted, preferred or cc.shared_memory_per_sm, _carveout_for(cc, smem_per_block) or cc.shared_memory_per_sm
+
+
+def smallest_preference_for(cc: ComputeCapability, carve_bytes: int) -> int:
+    """The smallest carve-out preference (percent) that rounds up to `carve_bytes`."""
+    for pct in range(0, 101):
+        if _carveout_for(cc, pct * cc.shared_memory_per_sm // 100) == carve_bytes:
+            return pct
+    return 100
+
+
 def blocks_per_sm(
     cc: ComputeCapability,
     threads: int,
@@ -246,9 +274,15 @@ def blocks_per_sm(
         refused = refused or f"{regs} registers per thread is over the limit of {cc.max_registers_per_thread}"
     elif max(assumed, regs_per_block) > cc.max_registers_per_block:
         reg_limit = 0
+        rounded = _round_up(warps, cc.sub_partitions)
+        needed = max(assumed, regs_per_block)
+        counted = (f"{warps} warps counted as {rounded} (a block's warps are spread over the {cc.sub_partitions} "
+                   f"sub-partitions, so the check rounds them up to a multiple of {cc.sub_partitions})"
+                   if rounded != warps else f"{warps} warps")
         refused = refused or (
-            f"{threads} threads x {regs} registers needs {max(assumed, regs_per_block):,} registers per block "
-            f"(allocated per warp, rounded to {cc.register_allocation_unit}); the limit is {cc.max_registers_per_block:,}"
+            f"{threads} threads x {regs} registers needs {needed:,} registers per block: {counted} x {regs_per_warp:,} "
+            f"registers per warp ({regs} x {cc.warp_size} rounded up to {cc.register_allocation_unit}); the limit is "
+            f"{cc.max_registers_per_block:,}"
         )
     elif regs_per_warp == 0:
         reg_limit = cc.max_blocks_per_sm
@@ -272,11 +306,7 @@ def blocks_per_sm(
         refused = refused or f"{static_smem + dyn_smem:,} B of shared memory per block is over {what} of {usable:,} B"
     else:
         if carveout is not None:
-            preferred = _carveout_for(cc, carveout * cc.shared_memory_per_sm // 100)
-            if preferred is not None and preferred >= smem_per_block:
-                smem_config = preferred
-            else:
-                smem_config = _carveout_for(cc, smem_per_block) or cc.shared_memory_per_sm
+            smem_config = carveout_choice(cc, carveout, smem_per_block)[2] or cc.shared_memory_per_sm
         smem_limit = smem_config // smem_per_block if smem_per_block else cc.max_blocks_per_sm
 
     limits = {"warps": warp_limit, "blocks": cc.max_blocks_per_sm, "registers": reg_limit, "shared memory": smem_limit}
@@ -323,6 +353,17 @@ def next_steps(occ: Occupancy, carveout: int | None = None) -> list[dict[str, An
             total = per_block - cc.reserved_shared_memory_per_block
             out.append({"change": "shared memory", "value": total, "blocks": want, "occupancy": None,
                         "text": f"at most {total:,} B of shared memory per block in all (static + dynamic)"})
+    if carveout is not None and occ.smem_per_block and occ.smem_config < cc.shared_memory_per_sm:
+        for kib in cc.carveout_kib:
+            if kib * 1024 <= occ.smem_config:
+                continue
+            pct = smallest_preference_for(cc, kib * 1024)
+            trial = blocks_per_sm(cc, occ.threads, occ.regs, occ.static_smem, occ.dyn_smem, carveout=pct)
+            if trial.active_warps > base:
+                left = f", {cc.unified_l1_shared_kib - kib} KiB of L1 left" if cc.unified_l1_shared_kib else ""
+                out.append({"change": "carve-out", "value": pct, "blocks": trial.blocks, "occupancy": trial.occupancy,
+                            "text": f"a carve-out preference of {pct}% or more ({kib} KiB of shared memory{left})"})
+                break
     for threads in range(_round_up(occ.threads, cc.warp_size) - cc.warp_size, 0, -cc.warp_size):
         trial = again(threads, occ.regs, occ.dyn_smem)
         if trial.active_warps > base:
@@ -393,6 +434,99 @@ def resolve_cc(gpu: str | None, cc: str | None, data_dir: str | os.PathLike[str]
     return cc_for_gpu(gpu or "h200", data_dir)
 
 
+_CLUSTER = re.compile(r"^\s*(\d+)\s*(?:[xX*]\s*(\d+)\s*(?:[xX*]\s*(\d+)\s*)?)?$")
+CLUSTER_API = "cudaOccupancyMaxActiveClusters"
+
+
+def parse_cluster(text: Any) -> tuple[int, int, int]:
+    """Cluster dimensions from N, XxY or XxYxZ."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        text = str(text)
+    match = _CLUSTER.match(str(text if text is not None else "1"))
+    if not match:
+        raise FieldError("cluster", f"{text!r} is not a cluster shape: give N, XxY or XxYxZ blocks (e.g. 2, 4x2, 2x2x2)")
+    dims = tuple(int(g) if g else 1 for g in match.groups())
+    if min(dims) < 1:
+        raise FieldError("cluster", "every cluster dimension must be at least 1")
+    if math.prod(dims) > 1024:
+        raise FieldError("cluster", f"{text!r}: {math.prod(dims)} blocks is no cluster (the most any part allows is 16)")
+    return dims[0], dims[1], dims[2]
+
+
+@dataclass(frozen=True)
+class ClusterRecord:
+    """cudaOccupancyMaxActiveClusters, recorded on one GPU: clusters that fit at once, by
+    (cluster size, blocks per SM)."""
+
+    path: Path
+    accelerator: str
+    gpu_name: str
+    date: str
+    sm_count: int
+    table: dict[tuple[int, int], int]
+    shapes_agree: bool  # every recorded shape of a size gave the size's answer
+
+
+def measured_device_file(accelerator: str, kind: str, data_dir: str | os.PathLike[str] | None = None) -> Path | None:
+    """`<id>-<kind>.yaml` under hardware/measured/device/: the learner's own (data dir, written by
+    `studytui measure`) first, then the content's."""
+    from studytui.core import paths
+    from studytui.core.errors import UsageError
+
+    bases: list[Path] = []
+    try:
+        bases.append(paths.data_dir(data_dir))
+    except UsageError:
+        pass
+    try:
+        bases.append(paths.content_dir())
+    except UsageError:
+        pass
+    bases += [paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"]
+    for base in bases:
+        candidate = Path(base) / "hardware" / "measured" / "device" / f"{accelerator}-{kind}.yaml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=8)
+def _load_cluster_record(path: str) -> ClusterRecord:
+    from studytui.core import fileio
+    from studytui.guide.yamlio import safe_load
+
+    raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the cluster-capacity record"))
+    table: dict[tuple[int, int], int] = {}
+    by_shape: dict[tuple[int, int], set[int]] = {}
+    for row in raw["rows"]:
+        if row.get("max_active_clusters") is None or int(row["max_active_clusters"]) < 0:
+            continue
+        key = (int(row["size"]), int(row["blocks_per_sm"]))
+        by_shape.setdefault(key, set()).add(int(row["max_active_clusters"]))
+        table[key] = int(row["max_active_clusters"])
+    hw = raw.get("hardware") or {}
+    return ClusterRecord(
+        path=Path(path), accelerator=str(raw.get("accelerator") or ""), gpu_name=str(hw.get("name") or ""),
+        date=str(raw.get("date") or ""), sm_count=int(hw.get("sm_count") or 0), table=table,
+        shapes_agree=all(len(v) == 1 for v in by_shape.values()),
+    )
+
+
+def cluster_record(accelerator: str | None, data_dir: str | os.PathLike[str] | None = None) -> ClusterRecord | None:
+    """The measured cluster table of a catalog accelerator, if one was recorded."""
+    import yaml
+
+    if not accelerator:
+        return None
+    path = measured_device_file(accelerator, "clusters", data_dir)
+    if path is None:
+        return None
+    try:
+        return _load_cluster_record(str(path))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise FieldError("cluster", f"cannot read the cluster-capacity record {path}: {type(exc).__name__} {exc}") from None
+
+
 def check_cluster(cc: ComputeCapability, cluster: int, non_portable: bool) -> None:
     if cluster <= 1:
         return
@@ -407,6 +541,83 @@ def check_cluster(cc: ComputeCapability, cluster: int, non_portable: bool) -> No
         raise FieldError("cluster", f"{cluster} blocks is over the cluster limit of {limit} on compute capability {cc.cc}")
 
 
+def _cluster_capacity(result: Result, cc: ComputeCapability, occ: Occupancy, dims: tuple[int, int, int], non_portable: bool,
+                      smem_bytes: int, sm_count: int | None, accelerator: str | None,
+                      data_dir: str | os.PathLike[str] | None) -> None:
+    """max_active_clusters (measured where a table exists, else the arithmetic upper bound), the
+    block slots it leaves idle, and the distributed shared memory of one cluster."""
+    size = dims[0] * dims[1] * dims[2]
+    shape = "x".join(str(d) for d in (dims if dims[2] > 1 else dims[:2])) if dims[1] * dims[2] > 1 else str(size)
+    record = cluster_record(accelerator, data_dir)
+    measured = record.table.get((size, occ.blocks)) if record else None
+    dsmem = size * smem_bytes
+    result.values.update(cluster_blocks_per_sm=occ.blocks, dsmem_per_cluster_bytes=dsmem,
+                         cluster_portable=size <= (cc.cluster_portable or 0))
+    slots = (sm_count or (record.sm_count if record else 0)) * occ.blocks
+    if measured is not None and record is not None:
+        clusters = measured
+        root = _data_root(data_dir)
+        mine = root is not None and record.path.is_relative_to(root)
+        how = (f"measured on {'your ' if mine else ''}{record.gpu_name or record.accelerator} with {CLUSTER_API} "
+               f"({record.date[:10]}, {record.path.name})")
+        source = "measured"
+        result.values["max_active_clusters_record"] = str(record.path)
+    elif sm_count:
+        clusters = sm_count * occ.blocks // size
+        how = (f"the arithmetic upper bound, {sm_count} SMs x {occ.blocks} blocks per SM // {size} (no measured table for "
+               f"this GPU{' and configuration' if record else ''}: run studytui measure --clusters on it)")
+        source = "upper bound"
+    else:
+        why = ("the catalog has no SM count for this GPU and no cluster table was measured on it (studytui measure --clusters)"
+               if accelerator else "give --gpu: the SM count and any measured table come with it")
+        clusters, how, source = None, f"not known: {why}", "not known"
+    result.values.update(max_active_clusters=clusters, max_active_clusters_source=source)
+    if sm_count and clusters is not None:
+        result.values["clusters_upper_bound"] = sm_count * occ.blocks // size
+    idle = None
+    if clusters is not None and slots:
+        idle = max(0.0, 1 - clusters * size / slots)
+        result.values["idle_sm_fraction"] = idle
+    blocks_text = f"{shape} = {size} blocks" if shape != str(size) else f"{size} blocks"
+    result.row("cluster", blocks_text + ", all resident at once on SMs of one GPC"
+               + ("" if size <= (cc.cluster_portable or 0) else "  (non-portable: over 8)"))
+    result.row("max active clusters", f"{clusters}: {how}" if clusters is not None else how)
+    if idle is not None and clusters is not None:
+        per = "SMs" if occ.blocks == 1 else "block slots"
+        result.row("idle SMs" if occ.blocks == 1 else "idle block slots",
+                   f"{idle:.0%} ({clusters} x {size} = {clusters * size} of {slots} {per} busy)")
+    result.row("distributed shared memory", f"{dsmem:,} B per cluster ({size} x {smem_bytes:,} B, each block's reachable by the "
+               "others through DSMEM)")
+    result.step(f"max active clusters = {clusters} ({how})" if clusters is not None else f"max active clusters: {how}")
+    if idle is not None:
+        result.step(f"idle = 1 - {clusters} x {size} / ({slots // max(occ.blocks, 1)} SMs x {occ.blocks}) = {idle:.1%}")
+    result.step(f"distributed shared memory = {size} x {smem_bytes:,} B = {dsmem:,} B")
+    if source == "measured" and record is not None:
+        result.assume(f"max_active_clusters is {CLUSTER_API}'s answer recorded on the GPU for this cluster size and blocks per SM "
+                      f"(any shape of the size{' gave the same answer there' if record.shapes_agree else ''}); the record "
+                      "launched exactly that many clusters at 1 block per SM and found them all co-resident")
+        if occ.blocks > 8 and record.table.get((size, 8)) == measured:
+            result.assume("past 8 blocks per SM the recorded answer stops growing: the API counts at most 8 blocks of a "
+                          "cluster launch per SM there")
+    else:
+        result.assume("how many clusters fit on the whole GPU depends on how its SMs are grouped into GPCs, which the per-SM "
+                      f"arithmetic does not model: ask {CLUSTER_API} (on an H200 it gives 66 clusters of 2, 39 of 3, 30 of 4, "
+                      "15 of 8 and 7 of 16 at 1 block per SM, where the bound says 66, 44, 33, 16 and 8)")
+    if size > (cc.cluster_portable or 0):
+        result.warn(f"a cluster of {size} is non-portable: it needs cudaFuncAttributeNonPortableClusterSizeAllowed = 1 (without it "
+                    "the H200 refused every size from 9 to 16) and may not launch on other parts")
+
+
+def _data_root(data_dir: str | os.PathLike[str] | None) -> Path | None:
+    from studytui.core import paths
+    from studytui.core.errors import UsageError
+
+    try:
+        return paths.data_dir(data_dir)
+    except UsageError:
+        return None
+
+
 def occupancy(
     cc: ComputeCapability,
     threads: int,
@@ -414,14 +625,22 @@ def occupancy(
     static_smem: int = 0,
     dyn_smem: int = 0,
     *,
-    cluster: int = 1,
+    cluster: int | tuple[int, int, int] = 1,
     non_portable: bool = False,
     carveout: int | None = None,
     sweep_axis: str | None = None,
     label: str = "",
     sm_count: int | None = None,
+    accelerator: str | None = None,
+    data_dir: str | os.PathLike[str] | None = None,
+    show_cluster: bool = False,
 ) -> Result:
-    """The `calc occupancy` result. Raises FieldError naming the limit for a launch that cannot run."""
+    """The `calc occupancy` result. Raises FieldError naming the limit for a launch that cannot run.
+
+    cluster: blocks per cluster, or its (x, y, z) shape; accelerator: the catalog id whose measured
+    cluster table (hardware/measured/device/<id>-clusters.yaml) answers max_active_clusters."""
+    dims = cluster if isinstance(cluster, tuple) else (int(cluster), 1, 1)
+    cluster = dims[0] * dims[1] * dims[2]
     if threads < 1:
         raise FieldError("threads", "must be at least 1")
     if threads > cc.max_threads_per_block:
@@ -460,7 +679,7 @@ def occupancy(
         smem_per_sm_used=occ.smem_per_block * occ.blocks,
         reserved_smem_per_block=cc.reserved_shared_memory_per_block, smem_granularity=cc.shared_memory_granularity,
         register_allocation_unit=cc.register_allocation_unit, opt_in_required=opted_in, carveout_percent=carveout,
-        cluster=cluster, time_s=None,
+        cluster=cluster, cluster_dims=list(dims), time_s=None,
     )
     steps = next_steps(occ, carveout)
     result.values["next_steps"] = steps
@@ -477,6 +696,12 @@ def occupancy(
     result.row("shared memory allocated", f"{occ.smem_per_block:,} B per block (static {static_smem:,} + dynamic {dyn_smem:,} + "
                f"reserved {cc.reserved_shared_memory_per_block:,}, rounded to {cc.shared_memory_granularity}); "
                f"{occ.smem_per_block * occ.blocks:,} of a {_kib(occ.smem_config)} carve-out")
+    unified = cc.unified_l1_shared_kib
+    config_kib = occ.smem_config // 1024
+    if unified:
+        result.row("L1 beside the carve-out", f"{unified - config_kib} KiB ({unified} KiB of unified L1/shared memory per SM "
+                   f"less the {config_kib} KiB carve-out)")
+        result.values.update(unified_l1_shared_bytes=unified * 1024, l1_bytes=(unified - config_kib) * 1024)
     if not steps and occ.active_warps >= cc.max_warps_per_sm:
         result.row("next step", "none: every warp slot is used (100% occupancy)")
     for step in steps:
@@ -492,6 +717,11 @@ def occupancy(
     result.step(f"block limit = {cc.max_blocks_per_sm} resident blocks per SM (cc {cc.cc})")
     per_slice = cc.registers_per_sm // cc.sub_partitions
     result.step(f"registers per warp = roundup({regs} x {w}, {cc.register_allocation_unit}) = {occ.regs_per_warp}")
+    rounded_warps = _round_up(occ.warps_per_block, cc.sub_partitions)
+    if rounded_warps != occ.warps_per_block:
+        result.step(f"per-block register check: {occ.warps_per_block} warps round up to {rounded_warps} (a block's warps are "
+                    f"spread over {cc.sub_partitions} sub-partitions) x {occ.regs_per_warp} = {rounded_warps * occ.regs_per_warp:,} "
+                    f"<= {cc.max_registers_per_block:,}")
     result.step(
         f"register limit = {cc.sub_partitions} slices x ({per_slice} // {occ.regs_per_warp}) warps "
         f"= {(per_slice // occ.regs_per_warp) * cc.sub_partitions} warps // {occ.warps_per_block} = {occ.limits['registers']} blocks"
@@ -500,6 +730,19 @@ def occupancy(
         f"shared memory per block = roundup({static_smem} + {dyn_smem} + {cc.reserved_shared_memory_per_block} reserved, "
         f"{cc.shared_memory_granularity}) = {occ.smem_per_block} B"
     )
+    if carveout is None:
+        result.step(f"carve-out: the driver's default here is the largest supported, {config_kib} KiB = {occ.smem_config:,} B "
+                    f"(supported: {cc.carveouts}; CUDA Programming Guide)")
+    else:
+        wanted, rounded, used = carveout_choice(cc, carveout, occ.smem_per_block)
+        line = (f"carve-out = {carveout}% of {cc.shared_memory_per_sm:,} B = {wanted:,} B, rounded up to the next supported "
+                f"carve-out ({cc.carveouts}; CUDA Programming Guide) = {rounded // 1024} KiB = {rounded:,} B")
+        if used != rounded:
+            line += (f"; that holds no block of {occ.smem_per_block:,} B, so the driver takes the smallest that does: "
+                     f"{(used or 0) // 1024} KiB = {used:,} B")
+        result.step(line)
+    if unified:
+        result.step(f"L1 beside it = {unified} KiB unified L1/shared - {config_kib} KiB = {unified - config_kib} KiB")
     if occ.smem_per_block:
         result.step(f"shared-memory limit = {occ.smem_config} B carve-out // {occ.smem_per_block} = {occ.limits['shared memory']} blocks")
     else:
@@ -518,21 +761,8 @@ def occupancy(
                     "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize) and use dynamic shared memory")
     if occ.occupancy < 1 and occ.blocks == 1 and threads < 128:
         result.warn("one small block per SM: little latency hiding; most kernels want several warps per scheduler")
-    if cluster > 1:
-        result.values["cluster_blocks_per_sm"] = occ.blocks
-        bound = None
-        if sm_count:
-            bound = sm_count * occ.blocks // cluster
-            result.values["clusters_upper_bound"] = bound
-        result.row("cluster", f"{cluster} blocks per cluster, all resident at once on SMs of one GPC"
-                   + (f"; at most {bound} clusters on {sm_count} SMs" if bound is not None else ""))
-        result.assume("how many clusters fit on the whole GPU depends on how its SMs are grouped into GPCs, which the "
-                      "per-SM arithmetic does not model: ask cuOccupancyMaxActiveClusters (on an H200 it found fewer "
-                      "clusters of 4 or 8 than SMs x blocks per SM / cluster size)")
-        if non_portable and cluster > (cc.cluster_portable or 0):
-            result.warn(
-                f"a cluster of {cluster} needs cudaFuncAttributeNonPortableClusterSizeAllowed = 1 and may not launch on other parts"
-            )
+    if cluster > 1 or show_cluster:
+        _cluster_capacity(result, cc, occ, dims, non_portable, static_smem + dyn_smem, sm_count, accelerator, data_dir)
     if sweep_axis:
         points = sweep(occ, sweep_axis, carveout)
         result.values["sweep"] = {"axis": sweep_axis, "points": points}
@@ -556,20 +786,29 @@ def _whole_bytes(p: dict[str, Any], name: str) -> int:
 def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
     cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
     sm_count = None
+    accelerator = None
     if p.get("gpu") or not p.get("cc"):
         from studytui.calc.hardware import load_catalog
 
-        sm_count = load_catalog(data_dir).get(p.get("gpu") or "h200").sm_count
+        acc = load_catalog(data_dir).get(p.get("gpu") or "h200")
+        sm_count, accelerator = acc.sm_count, acc.id
     return occupancy(
-        cc, p["threads"], p["regs"], _whole_bytes(p, "smem"), _whole_bytes(p, "dyn_smem"), cluster=p.get("cluster") or 1,
+        cc, p["threads"], p["regs"], _whole_bytes(p, "smem"), _whole_bytes(p, "dyn_smem"), cluster=parse_cluster(p.get("cluster") or "1"),
         non_portable=bool(p.get("non_portable")), carveout=p.get("carveout"), sweep_axis=p.get("sweep"), label=label,
-        sm_count=sm_count,
+        sm_count=sm_count, accelerator=accelerator, data_dir=data_dir, show_cluster="cluster" in (p.get("_given") or ()),
     )
+
+
+def _cluster_size(text: Any) -> int:
+    try:
+        return math.prod(parse_cluster(text or "1"))
+    except FieldError:
+        return 1
 
 
 def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     out: dict[str, str] = {}
-    if (p.get("cluster") or 1) <= 8:
+    if _cluster_size(p.get("cluster")) <= 8:
         out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
     return out
 
@@ -628,7 +867,8 @@ SPEC = CalcSpec(
         FieldSpec("regs", "registers per thread", "int", "32", required=True, help="as nvcc -Xptxas -v reports (at most 255)"),
         FieldSpec("smem", "static shared memory", "size", "0", allow_zero=True, help="bytes per block declared __shared__ (1KiB = 1024)"),
         FieldSpec("dyn_smem", "dynamic shared memory", "size", "0", allow_zero=True, help="bytes per block given at launch"),
-        FieldSpec("cluster", "cluster size", "int", "1", help="blocks per thread-block cluster (9.0 and later)"),
+        FieldSpec("cluster", "cluster", "choice", "1", choices=("1", "2", "4", "8", "12", "16", "2x2", "4x2", "2x2x2"),
+                  help="blocks per thread-block cluster: N, XxY or XxYxZ (9.0 and later)", checked_by_calculator=True, free=True),
         FieldSpec("non_portable", "non-portable cluster", "bool", "false", help="allow clusters above 8 blocks where the part supports 16"),
         FieldSpec("carveout", "carve-out preference %", "int", allow_zero=True,
                   help="preferred shared-memory carve-out, 0-100 (default: the driver's)"),
@@ -637,7 +877,7 @@ SPEC = CalcSpec(
     ),
     _run,
     unused=_unused,
-    short_name="occup",
+    short_name="occ",
     plot="sweep",
     sweep=_sweep_plot,
     tables=_tables,

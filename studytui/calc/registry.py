@@ -29,6 +29,7 @@ MODULES: tuple[str, ...] = (
     "studytui.calc.memory",
     "studytui.calc.occupancy",
     "studytui.calc.tile",
+    "studytui.calc.l2",
 )
 
 _loaded: dict[str, CalcSpec] = {}  # module name -> its SPEC, once imported

@@ -309,7 +309,7 @@ SPEC = CalcSpec(
     "(plus the serial no-overlap estimate). --time adds achieved rates and flags times below the floor as impossible.",
     (
         *gpu_fields(link=True),
-        FieldSpec("flops", "FLOPs", "float", help="work, e.g. 1e12 or 2TFLOP"),
+        FieldSpec("flops", "FLOPs", "flops", help="work, e.g. 1e12 or 2TFLOP"),
         FieldSpec("bytes", "bytes moved", "size", help="HBM traffic, e.g. 1GB or 64MiB"),
         FieldSpec("intensity", "intensity (FLOP/B)", "float", help="instead of one of flops/bytes"),
         MEASURED_TIME,

@@ -6,11 +6,15 @@ c: draft/target walltime ratio per call; c_hat: draft/target arithmetic-operatio
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from studytui.calc.forms import CalcSpec, DataDir, FieldSpec
+from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, dtype_bytes
+from studytui.calc.forms import CalcSpec, DataDir, FieldSpec, ceilings_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
+
+if TYPE_CHECKING:
+    from studytui.calc.ceilings import Ceilings
 
 MAX_GAMMA = 64
 
@@ -51,7 +55,42 @@ def speedup_limit(alpha: float, cost_ratio: float) -> float:
     return float("inf") if cost_ratio == 0 else 1 / cost_ratio
 
 
-def specdec(alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: float | None = None) -> Result:
+def verify_regime(result: Result, gamma: int, batch: int, ceilings: Ceilings, weight_bytes: float) -> float:
+    """Whether the target can verify gamma + 1 tokens per sequence for the price of one step.
+
+    A decode step of a batch of B sequences reads every weight once; while its linear layers stay
+    below the ridge point (2 FLOPs per weight per token over b bytes per weight: 2 T / b FLOP/B
+    for T tokens), more tokens cost no more time. Returns about how many plain steps one
+    verification costs: max(1, T_v / T*) / max(1, B / T*) with T_v = B (gamma + 1) and
+    T* = ridge x b / 2."""
+    if ceilings.peak_flops is None or ceilings.mem_bw is None:
+        raise FieldError("gpu", "the verification check needs a peak FLOP/s and a memory bandwidth")
+    ridge = ceilings.peak_flops / ceilings.mem_bw
+    critical = ridge * weight_bytes / 2
+    verify = batch * (gamma + 1)
+    cost = max(1.0, verify / critical) / max(1.0, batch / critical)
+    result.values.update(
+        batch=batch, verify_tokens=verify, compute_bound_tokens=critical, verify_cost_steps=cost,
+        gpu=ceilings.accelerator.id if ceilings.accelerator else None, dtype=ceilings.dtype,
+    )
+    result.step(
+        f"target tokens per verification = batch x (g + 1) = {batch} x {gamma + 1} = {verify}; the step turns compute-bound past "
+        f"ridge x b / 2 = {g(ridge)} x {g(weight_bytes)} / 2 = {g(critical)} tokens ({ceilings.gpu_label}, {ceilings.dtype} weights "
+        "and math)"
+    )
+    result.step(
+        f"verification cost = max(1, {verify} / {g(critical)}) / max(1, {batch} / {g(critical)}) = {g(cost)} plain target steps"
+    )
+    result.row("target tokens per verification", f"{verify:,} (compute-bound past ~{g(critical)} on {ceilings.gpu_label})")
+    for line in ceilings.describe():
+        result.assume(line)
+    return cost
+
+
+def specdec(
+    alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: float | None = None, *,
+    batch: int | None = None, ceilings: Ceilings | None = None,
+) -> Result:
     if not 0 <= alpha <= 1:
         raise FieldError("alpha", f"must be in [0, 1] (got {alpha:g})")
     if gamma < 1:
@@ -112,6 +151,25 @@ def specdec(alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: fl
     result.assume(
         "Leviathan et al.: acceptances i.i.d. with rate alpha; draft and target run one after the other; c = draft/target time per call"
     )
+    result.assume(
+        "verifying g + 1 tokens costs one target step: true while the target's decode step is memory-bound (its weights are read "
+        "once however many tokens it checks); it breaks when the step is compute-bound, at large batches or long drafts, where "
+        "verification costs up to g + 1 steps" + ("" if batch is not None else " (give --batch to check)")
+    )
+    if batch is not None and ceilings is not None:
+        cost = verify_regime(result, gamma, batch, ceilings, dtype_bytes(ceilings.dtype))
+        result.assume(
+            "the compute-bound point counts the linear layers of a dense target, whose weight reads dominate the step; KV-cache "
+            "reads and a mixture of experts keep a step memory-bound longer, so the check errs early"
+        )
+        if cost > 1.0:
+            adjusted = tokens / (gamma * cost_ratio + cost)
+            result.values["speedup_compute_bound"] = adjusted
+            result.warn(
+                f"batch {batch} x (g + 1) = {batch * (gamma + 1):,} tokens per verification makes the target step compute-bound: it "
+                f"costs about {g(cost)} plain steps, not one, so the speedup above overstates; with that cost, E / (g c + "
+                f"{g(cost)}) = {g(adjusted)}x"
+            )
     if alpha == 0:
         result.assume("alpha = 0: no draft token is ever accepted, so each step yields 1 token and costs g c + 1: speedup 1/(g c + 1)")
     if cost_ratio == 0:
@@ -125,7 +183,15 @@ def specdec(alpha: float, gamma: int, cost_ratio: float = 0.0, op_cost_ratio: fl
 # ---- the calculator ------------------------------------------------------------------------
 
 def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
-    return specdec(p["alpha"], p["gamma"], p["cost_ratio"], p["op_cost_ratio"])
+    ceilings = ceilings_for(p, data_dir, ("peak_flops", "mem_bw")) if p["batch"] is not None else None
+    return specdec(p["alpha"], p["gamma"], p["cost_ratio"], p["op_cost_ratio"], batch=p["batch"], ceilings=ceilings)
+
+
+def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
+    if p["batch"] is None:
+        reason = "the GPU and precision check whether verification fits in one target step: give --batch too"
+        return {"gpu": reason, "dtype": reason}
+    return {}
 
 
 SPEC = CalcSpec(
@@ -136,8 +202,14 @@ SPEC = CalcSpec(
         FieldSpec("gamma", "draft tokens per step", "int", "4"),
         FieldSpec("cost_ratio", "draft/target time ratio c", "float", "0", allow_zero=True),
         FieldSpec("op_cost_ratio", "draft/target ops ratio", "float", allow_zero=True, help="default: the time ratio"),
+        FieldSpec("batch", "target batch (sequences)", "int", group="more",
+                  help="optional: sequences verified together; checks that verifying g + 1 tokens still costs one target step"),
+        FieldSpec("gpu", "GPU", "gpu", "h200", group="more", help="with --batch: the target's GPU"),
+        FieldSpec("dtype", "precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, group="more",
+                  help="with --batch: the target's weights and math (its ridge point)"),
     ),
     _run,
+    unused=_unused,
     # A free draft (the calculator's default c = 0) makes every gamma look good; start realistic.
     ui_defaults={"cost_ratio": "0.05"},
     headline=("expected tokens", "walltime speedup", "best gamma"),

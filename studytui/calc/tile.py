@@ -1,9 +1,17 @@
-"""Tile budget of a GEMM main loop: shared memory per pipeline stage, stages that fit, blocks per SM,
-accumulator registers per thread and, on datacenter Blackwell, tensor-memory columns.
+"""Tile budget of a GEMM main loop (tile model v2): whether the tile exists as tensor-core
+instructions on the architecture, shared memory per pipeline stage and per CTA, stages that fit,
+blocks per SM, accumulator registers per thread (per consumer thread with warp specialisation),
+and on datacenter Blackwell the tensor-memory columns of the accumulator and its scale factors.
 
-A block computes an M x N output tile, stepping through K in chunks of K_tile; each pipeline stage
-holds one A chunk (M x K_tile) and one B chunk (K_tile x N) in shared memory, and the epilogue may
-stage the C tile (M x N) through shared memory too. Accumulators are fp32.
+A block (or, with tcgen05 cta_group::2, a pair of blocks) computes an M x N output tile, stepping
+through K in chunks of K_tile; each pipeline stage holds one A chunk (M x K_tile) and one B chunk
+(N x K_tile) in shared memory, plus the block-scale factors of the mx kinds; the epilogue may stage
+the C tile, or a sub-tile of it, through shared memory too.
+
+Validity (studytui.calc.mma): a tile that no instruction issues is refused with the rule, never
+budgeted. wgmma on 9.0 (M = 64 per instruction and warpgroup, N up to 256, K by type), tcgen05 on
+10.x (1-CTA M 64/128, 2-CTA M 128/256 split over the pair), mma.sync elsewhere; tests check the
+rules against every row ptxas judged (tests/data/ptxas-mma-validity.yaml).
 """
 
 from __future__ import annotations
@@ -14,13 +22,26 @@ from typing import Any
 
 from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, dtype_bytes
 from studytui.calc.forms import CC_FIELDS, CalcSpec, DataDir, FieldSpec
+from studytui.calc.mma import (
+    CUTLASS_UMMA,
+    PTX_ISA,
+    MmaPath,
+    mma_path,
+    tcgen05_shape_rule,
+    wgmma_valid_n,
+)
 from studytui.calc.occupancy import ComputeCapability, blocks_per_sm, resolve_cc
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
 
-ACC_BYTES = 4  # fp32 accumulators
 BARRIER_BYTES_PER_STAGE = 16  # two 8-byte mbarriers (full, empty) per stage on 9.0+
+WARPGROUP = 128
+SETMAXNREG_MIN, SETMAXNREG_MAX, SETMAXNREG_STEP = 24, 256, 8  # PTX ISA setmaxnreg: 24..256, multiples of 8
+CUTLASS_SETMAXNREG = (40, 232)  # CUTLASS sm90 warp-specialized kernels: producer 40, consumers 232 (2 consumer warpgroups)
+EPILOGUE_SUBTILE_BUFFERS = 2  # a TMA-store epilogue double-buffers its sub-tile (CUTLASS sm90 StagesD = 2)
 _TILE = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
+_TILE2 = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
+_PAIR = re.compile(r"^\s*(\d+)\s*[/,:]\s*(\d+)\s*$")
 
 
 def parse_tile3(text: str) -> tuple[int, int, int]:
@@ -35,6 +56,16 @@ def parse_tile3(text: str) -> tuple[int, int, int]:
     return m, n, k
 
 
+def parse_tile2(text: str, field: str) -> tuple[int, int]:
+    match = _TILE2.match(str(text))
+    if not match:
+        raise FieldError(field, f"{text!r} is not MxN (e.g. 64x32)")
+    m, n = (int(g) for g in match.groups())
+    if min(m, n) < 1:
+        raise FieldError(field, "both dimensions must be at least 1")
+    return m, n
+
+
 def parse_stages(text: str | None) -> int | None:
     """None for 'auto'."""
     key = str(text or "auto").strip().lower()
@@ -45,9 +76,134 @@ def parse_stages(text: str | None) -> int | None:
     return int(key)
 
 
+def parse_auto_int(text: str | None, field: str, what: str) -> int | None:
+    """None for 'auto' (or nothing); else a whole number of at least 1."""
+    key = str(text or "auto").strip().lower()
+    if key == "auto":
+        return None
+    if not key.isdigit() or int(key) < 1:
+        raise FieldError(field, f"{text!r}: give {what} (a whole number, 1 or more) or 'auto'")
+    return int(key)
+
+
+def parse_setmaxnreg(text: str | None) -> tuple[int, int] | None:
+    """'P/C' (producer, consumer registers per thread), e.g. 40/232; None for auto."""
+    key = str(text or "auto").strip().lower()
+    if key == "auto":
+        return None
+    match = _PAIR.match(key)
+    if not match:
+        raise FieldError("setmaxnreg", f"{text!r} is not PRODUCER/CONSUMER registers per thread (e.g. 40/232) or 'auto'")
+    pair = (int(match.group(1)), int(match.group(2)))
+    for value, who in zip(pair, ("producer", "consumer")):
+        if not SETMAXNREG_MIN <= value <= SETMAXNREG_MAX or value % SETMAXNREG_STEP:
+            raise FieldError("setmaxnreg", f"{who} {value}: setmaxnreg takes {SETMAXNREG_MIN} to {SETMAXNREG_MAX} registers "
+                             f"per thread in steps of {SETMAXNREG_STEP} (PTX ISA setmaxnreg)")
+    return pair
+
+
 def _pow2_at_least(x: int) -> int:
     return 1 << max(0, math.ceil(math.log2(x))) if x > 1 else 1
 
+
+def _floor8(x: float) -> int:
+    return int(x) // 8 * 8
+
+
+# ---- how the tile maps onto instructions and threads ------------------------------------------
+
+def _wgmma_split(m: int, n: int, warpgroups: int, a_type: str) -> tuple[int, int] | None:
+    """Warpgroups along M and N (as a CUTLASS atom layout) so that each takes M rows in 64-row
+    wgmma slices and a valid wgmma N; None if no split works. Prefers splitting M."""
+    valid = wgmma_valid_n(a_type)
+    for wm in range(warpgroups, 0, -1):
+        if warpgroups % wm:
+            continue
+        wn = warpgroups // wm
+        if m % (64 * wm) == 0 and n % wn == 0 and n // wn in valid:
+            return wm, wn
+    return None
+
+
+def _mma_sync_warps_ok(m: int, n: int, warps: int, path: MmaPath) -> bool:
+    for wm in range(warps, 0, -1):
+        if warps % wm:
+            continue
+        wn = warps // wm
+        if m % (path.m_step * wm) == 0 and n % (path.n_step * wn) == 0:
+            return True
+    return False
+
+
+def _accumulator_regs(m: int, n: int, acc_bytes: int, threads: int) -> int:
+    return math.ceil(m * n * acc_bytes / 4 / threads)
+
+
+def _auto_threads(cc: ComputeCapability, path: MmaPath, m: int, n: int, ws: bool) -> int:
+    """The fewest threads whose accumulators fit: warpgroups on 9.0 (plus the producer with
+    --warp-specialized), one epilogue warpgroup on 10.x (plus the TMA and MMA warps), warps for
+    mma.sync."""
+    limit = cc.max_registers_per_thread
+    if path.instruction == "tcgen05.mma":
+        return WARPGROUP + (64 if ws else 0)
+    if path.instruction == "wgmma.mma_async":
+        for groups in range(1, cc.max_threads_per_block // WARPGROUP + (0 if ws else 1)):
+            consumers = groups
+            if _wgmma_split(m, n, consumers, path.kind) is None:
+                continue
+            budget = CUTLASS_SETMAXNREG[1] if ws else limit
+            if _accumulator_regs(m, n, path.acc_bytes, consumers * WARPGROUP) <= budget:
+                return WARPGROUP * (consumers + (1 if ws else 0))
+        return WARPGROUP * (2 if ws else 1)  # refused below with the rule
+    for warps in (4, 8, 16, 32):
+        if warps * cc.warp_size > cc.max_threads_per_block:
+            break
+        if _mma_sync_warps_ok(m, n, warps, path) and _accumulator_regs(m, n, path.acc_bytes, warps * cc.warp_size) <= limit:
+            return warps * cc.warp_size
+    return 4 * cc.warp_size
+
+
+def _shape_rules(cc: ComputeCapability, path: MmaPath, m: int, n: int, k: int, cta_group: int) -> list[str]:
+    """Every rule the tile breaks as tensor-core instructions on this architecture ([] if none)."""
+    rules: list[str] = []
+    if path.instruction == "tcgen05.mma":
+        rule = tcgen05_shape_rule(path.kind, cta_group, m, n)
+        if rule:
+            if n > 256:
+                rule += "; a wider tile is two MMAs along N in two CTAs (or a second accumulator), not one tile"
+            rules.append(rule + " (ptxas cannot check M and N: they sit in the instruction descriptor)")
+    elif path.instruction == "wgmma.mma_async":
+        if m % 64:
+            rules.append(f"wgmma M is 64 per instruction and warpgroup, so a tile's M is a multiple of 64 (got {m})")
+        if n not in wgmma_valid_n(path.kind):
+            what = ("8, 16, 24, 32, then multiples of 16 up to 256" if path.kind in ("s8", "u8", "b1")
+                    else "a multiple of 8 from 8 to 256")
+            rules.append(f"wgmma N for {path.kind} is {what} (got {n})")
+    else:
+        if m % path.m_step:
+            rules.append(f"{path.instruction} {path.kind} tiles are made of m{path.m_step} instructions, so M is a multiple of "
+                         f"{path.m_step} (got {m})")
+        if n % path.n_step:
+            rules.append(f"N is a multiple of the instruction's {path.n_step} (got {n})")
+    if k % path.k:
+        rules.append(f"K is a multiple of the {path.k} one {'kind::' if path.instruction == 'tcgen05.mma' else ''}{path.kind} "
+                     f"instruction takes (got {k})")
+    row = k * path.smem_bytes
+    if cc.cluster_portable is not None and row % 16:
+        rules.append(f"TMA boxes need rows of a multiple of 16 bytes (K = {k} x {path.smem_bytes:g} B = {row:g} B)")
+    return rules
+
+
+def _check_shape(cc: ComputeCapability, path: MmaPath, m: int, n: int, k: int, cta_group: int) -> None:
+    """FieldError('tile') with every rule broken when no instruction sequence issues this tile."""
+    rules = _shape_rules(cc, path, m, n, k, cta_group)
+    if rules:
+        source = CUTLASS_UMMA if path.instruction == "tcgen05.mma" else "PTX ISA 9.0" + (
+            ", checked with ptxas 13.0" if path.instruction == "wgmma.mma_async" else "")
+        raise FieldError("tile", f"{m}x{n}x{k} is not a {path.instruction} tile on cc {cc.cc}: " + "; ".join(rules) + f" ({source})")
+
+
+# ---- the budget --------------------------------------------------------------------------------
 
 def tile_budget(
     cc: ComputeCapability,
@@ -58,28 +214,108 @@ def tile_budget(
     *,
     c_dtype: str = "bf16",
     stages: int | None = None,
-    threads: int = 128,
+    threads: int | None = None,
     regs: int | None = None,
     epilogue: str = "smem",
+    epilogue_tile: tuple[int, int] | None = None,
+    cta_group: int | None = None,
+    warp_specialized: bool = False,
+    setmaxnreg: tuple[int, int] | None = None,
+    acc_buffers: int | None = None,
     label: str = "",
 ) -> Result:
-    if threads < 1 or threads > cc.max_threads_per_block:
-        raise FieldError("threads", f"{threads} is outside 1..{cc.max_threads_per_block} threads per block (cc {cc.cc})")
     if regs is not None and regs > cc.max_registers_per_thread:
         raise FieldError("regs", f"{regs} is over the limit of {cc.max_registers_per_thread} registers per thread (cc {cc.cc})")
     if epilogue not in ("smem", "none"):
         raise FieldError("epilogue", "accepted: smem, none")
-    in_bytes = dtype_bytes(dtype)
-    a_bytes = math.ceil(m * k * in_bytes)
-    b_bytes = math.ceil(k * n * in_bytes)
+    path = mma_path(cc.cc, dtype)
+    tcgen05 = path.instruction == "tcgen05.mma"
+    wgmma = path.instruction == "wgmma.mma_async"
+
+    # CTA group (tcgen05 only)
+    if cta_group is not None and not tcgen05:
+        raise FieldError("cta_group", f"a CTA pair sharing one MMA (cta_group::2) is tcgen05's, on cc 10.x (this is {path.instruction} "
+                         f"on cc {cc.cc})")
+    group = cta_group or (2 if tcgen05 and m == 256 else 1)
+    if group not in (1, 2):
+        raise FieldError("cta_group", "1 or 2 (tcgen05 cta_group::1 or ::2)")
+    _check_shape(cc, path, m, n, k, group)
+    if warp_specialized and not (wgmma or tcgen05):
+        raise FieldError("warp_specialized", f"warp specialisation here models Hopper's producer/consumer warpgroups (9.0) and "
+                         f"Blackwell's TMA/MMA/epilogue warps (10.x); cc {cc.cc} uses {path.instruction}")
+    if setmaxnreg is not None and not (wgmma and warp_specialized):
+        raise FieldError("setmaxnreg", "a setmaxnreg split is for a warp-specialized Hopper kernel (give --warp-specialized on cc 9.0)")
+
+    # threads and their roles
+    auto_threads = threads is None
+    if threads is None:
+        threads = _auto_threads(cc, path, m, n, warp_specialized)
+    if threads < 1 or threads > cc.max_threads_per_block:
+        raise FieldError("threads", f"{threads} is outside 1..{cc.max_threads_per_block} threads per block (cc {cc.cc})")
+    consumer_threads = threads
+    producers = 0
+    if wgmma:
+        if threads % WARPGROUP:
+            raise FieldError("threads", f"{threads} threads is not whole warpgroups: wgmma is issued by warpgroups of 128 threads")
+        groups = threads // WARPGROUP
+        if warp_specialized:
+            if groups < 2:
+                raise FieldError("threads", "a warp-specialized kernel has a producer warpgroup and at least one consumer: "
+                                 "256 threads or more")
+            producers = 1
+        consumers = groups - producers
+        consumer_threads = consumers * WARPGROUP
+        split = _wgmma_split(m, n, consumers, path.kind)
+        if split is None:
+            hint = ("" if warp_specialized or groups < 2 else
+                    f"; with --warp-specialized one warpgroup produces and {groups - 1} consume")
+            raise FieldError("threads", f"{consumers} {'consumer ' if warp_specialized else ''}warpgroup(s) cannot share a "
+                             f"{m}x{n} tile: each takes M in 64-row wgmma slices and a valid wgmma N{hint}")
+    elif tcgen05:
+        epi = threads - (64 if warp_specialized else 0)
+        if epi < WARPGROUP or epi % WARPGROUP:
+            raise FieldError("threads", f"{threads} threads: the epilogue needs whole warpgroups (each warp reads its 32-lane "
+                             "quarter of tensor memory with tcgen05.ld, so 4 warps read the 128 lanes)"
+                             + ("; with --warp-specialized, 64 more for the TMA and MMA warps" if warp_specialized else ""))
+        consumer_threads = epi
+        split = None
+    else:
+        if threads % cc.warp_size:
+            raise FieldError("threads", f"{threads} threads is not whole warps (mma.sync is issued by warps of {cc.warp_size})")
+        split = None
+        if not _mma_sync_warps_ok(m, n, threads // cc.warp_size, path):
+            raise FieldError("threads", f"{threads // cc.warp_size} warps cannot share a {m}x{n} tile of "
+                             f"m{path.m_step}n{path.n_step} instructions evenly")
+
+    # per-CTA operand bytes (a CTA pair splits A by rows and B by columns)
+    m_cta, n_cta = m // group, n // group
+    elem = path.smem_bytes
+    a_bytes = math.ceil(m_cta * k * elem)
+    b_bytes = math.ceil(n_cta * k * elem)
+    sfa = sfb = 0
+    if path.scale_vector:
+        sfa = m_cta * (k // path.scale_vector)
+        sfb = n_cta * (k // path.scale_vector)
     barrier = BARRIER_BYTES_PER_STAGE if cc.cluster_portable is not None else 0
-    stage = a_bytes + b_bytes + barrier
-    epi = math.ceil(m * n * dtype_bytes(c_dtype)) if epilogue == "smem" else 0
+    stage = a_bytes + b_bytes + sfa + sfb + barrier
+
+    # epilogue
+    c_bytes = dtype_bytes(c_dtype)
+    if epilogue_tile is not None:
+        if epilogue == "none":
+            raise FieldError("epilogue_tile", "is not used: --epilogue none stages no C tile in shared memory")
+        em, en = epilogue_tile
+        if m_cta % em or n % en:
+            raise FieldError("epilogue_tile", f"{em}x{en} does not divide the {m_cta}x{n} C tile a CTA writes")
+        epi = math.ceil(em * en * c_bytes) * EPILOGUE_SUBTILE_BUFFERS
+    else:
+        epi = math.ceil(m_cta * n * c_bytes) if epilogue == "smem" else 0
     budget = cc.shared_memory_per_block_optin
     fit = (budget - epi) // stage if budget > epi else 0
     if fit < 1:
         raise FieldError("tile", f"one stage ({stage:,} B) plus the epilogue buffer ({epi:,} B) is over the "
-                         f"{budget:,} B ({budget // 1024} KiB) a block may use on cc {cc.cc}; use a smaller tile")
+                         f"{budget:,} B ({budget // 1024} KiB) a block may use on cc {cc.cc}; use a smaller tile"
+                         + ("" if epilogue_tile or epilogue == "none" else " or an epilogue sub-tile (--epilogue-tile)"))
     if stages is None:
         chosen = fit
     elif stages > fit:
@@ -88,74 +324,220 @@ def tile_budget(
     else:
         chosen = stages
     total = chosen * stage + epi
-    occ = blocks_per_sm(cc, threads, regs or 1, 0, total)
-    acc_values = m * n
-    acc_regs = math.ceil(acc_values * ACC_BYTES / 4 / threads)
+
+    result = Result("tile")
+    result.row("target", label or f"cc {cc.cc}")
+    instr = f"{path.instruction}" + (f".cta_group::{group}.kind::{path.kind}" if tcgen05 else f" ({path.kind})")
+    result.row("instruction", f"{instr}, K = {path.k} per instruction, target {path.target}" + (f"; {path.note}" if path.note else ""))
+    shape_note = ""
+    if tcgen05 and group == 2:
+        shape_note = f"; a CTA pair: each CTA holds A {m_cta}x{k} and B {n_cta}x{k} and {m_cta} rows of the accumulator"
+    acc_name = "fp64" if path.acc_bytes == 8 else "s32" if path.kind in ("i8", "s8", "s4", "u8") else "fp32"
+    result.row("tile", f"{m} x {n} x {k} ({dtype} inputs, {acc_name} accumulators, "
+               f"{c_dtype} output){shape_note}")
+
+    # registers and tensor memory
+    values: dict[str, Any] = {}
+    regs_launch = regs
+    tmem_limit_blocks: int | None = None
+    if tcgen05:
+        acc_regs_main = 0
+        acc_cols = n  # one 32-bit column per output column, for M_cta rows (<= 128 lanes)
+        sf_cols = 0
+        if path.scale_vector:
+            per_row = k // path.scale_vector  # scale bytes per row per k-tile, 4 to a 32-bit column
+            sf_cols = math.ceil(per_row / 4) * (1 + math.ceil(n_cta / 128))
+        columns = int(cc.tensor_memory["columns"]) if cc.tensor_memory else 512
+        min_alloc = int(cc.tensor_memory.get("min_allocation_columns", 32)) if cc.tensor_memory else 32
+        if acc_cols + sf_cols > columns:
+            raise FieldError("tile", f"the accumulator needs {acc_cols} tensor-memory columns (+ {sf_cols} for scale factors); "
+                             f"an SM has {columns}")
+        if acc_buffers is None:
+            buffers = 2 if 2 * acc_cols + sf_cols <= columns else 1
+        else:
+            buffers = acc_buffers
+            if buffers * acc_cols + sf_cols > columns:
+                raise FieldError("acc_buffers", f"{buffers} accumulator buffers of {acc_cols} columns (+ {sf_cols} for scale "
+                                 f"factors) are over the {columns} tensor-memory columns of an SM")
+        used = buffers * acc_cols + sf_cols
+        alloc = max(min_alloc, _pow2_at_least(used))
+        tmem_limit_blocks = columns // alloc
+        epi_chunk = epilogue_tile or (m_cta, n)
+        epi_regs = _accumulator_regs(min(epi_chunk[0], m_cta), epi_chunk[1], 4, consumer_threads)
+        values.update(tmem_columns=acc_cols, tmem_scale_factor_columns=sf_cols, tmem_accumulator_buffers=buffers,
+                      tmem_columns_used=used, tmem_columns_allocated=alloc, tmem_columns_per_sm=columns,
+                      epilogue_registers_per_thread=epi_regs)
+        result.row("tensor memory", f"accumulator {acc_cols} columns x {min(m_cta, 128)} lanes, {buffers} buffer(s)"
+                   + (f" + {sf_cols} columns of scale factors" if sf_cols else "")
+                   + f" = {used}, allocated {alloc} of {columns} (powers of two from {min_alloc})")
+        if buffers < 2:
+            result.warn(f"one accumulator buffer ({acc_cols} columns; two need {2 * acc_cols + sf_cols} of {columns}): the epilogue "
+                        "of one tile cannot overlap the next tile's main loop")
+        result.row("accumulator registers per thread", f"0 in the main loop (tcgen05 accumulates in tensor memory); the epilogue "
+                   f"holds {epi_regs} per thread for a {min(epi_chunk[0], m_cta)}x{epi_chunk[1]} chunk over {consumer_threads} threads")
+        if warp_specialized:
+            result.row("warp roles", f"1 TMA producer warp, 1 MMA warp (one thread issues tcgen05.mma), {consumer_threads // 32} "
+                       "epilogue warps")
+        if group == 2:
+            result.assume("cta_group::2: the two CTAs of a cluster pair (cluster size a multiple of 2) run one MMA; each loads its "
+                          "half of A (rows) and of B (columns), and each holds its rows of the accumulator in its own tensor memory")
+        result.assume("tensor memory: 128 lanes x 512 columns of 32-bit cells per SM; tcgen05.alloc takes powers of two from 32 "
+                      "columns (PTX ISA, Tensor Memory); scale-factor columns are an estimate (4 one-byte scales to a column per "
+                      "row, A's rows and B's columns of one k-tile)")
+        acc_regs = acc_regs_main
+    else:
+        acc_regs = _accumulator_regs(m, n, path.acc_bytes, consumer_threads)
+        limit = cc.max_registers_per_thread
+        who = "consumer thread" if warp_specialized else "thread"
+        if acc_regs > limit:
+            more = ("more consumer warpgroups or a smaller tile" if warp_specialized
+                    else "more warpgroups (--threads), --warp-specialized with two consumer warpgroups, or a smaller tile"
+                    if wgmma else "more warps (--threads) or a smaller tile")
+            raise FieldError("tile", f"{m}x{n} {acc_name} accumulators over {consumer_threads} "
+                             f"{'consumer ' if warp_specialized else ''}threads are {acc_regs} registers per {who}; a thread "
+                             f"addresses at most {limit}: {more}")
+        split_text = ""
+        if split is not None and split != (consumer_threads // WARPGROUP, 1):
+            split_text = f"; warpgroups {split[0]} along M x {split[1]} along N"
+        result.row("accumulator registers per thread",
+                   f"{acc_regs} ({m} x {n} {acc_name} over {consumer_threads} "
+                   f"{'consumer ' if warp_specialized else ''}threads{split_text})")
+        if warp_specialized:
+            ws = _setmaxnreg_check(cc, setmaxnreg, threads, consumer_threads, regs, acc_regs)
+            regs_launch = ws["launch_registers"]
+            values.update(setmaxnreg=ws)
+            result.row("warp roles", f"1 producer warpgroup (TMA loads, no accumulators) + {consumer_threads // WARPGROUP} consumer "
+                       f"warpgroup(s) (wgmma)")
+            result.row("setmaxnreg", ws["text"])
+            for w in ws["warnings"]:
+                result.warn(w)
+            result.assume("setmaxnreg: the producer lowers its registers (setmaxnreg.dec) and the consumers raise theirs "
+                          "(setmaxnreg.inc) within the block's allocation at launch; values 24..256 in steps of 8 (PTX ISA)")
+        elif acc_regs > 168:
+            result.warn(f"{acc_regs} accumulator registers per thread leaves little room for addresses and operands: expect spills")
+        if auto_threads and wgmma and not warp_specialized and consumer_threads > WARPGROUP:
+            result.assume(f"threads auto: {consumer_threads // WARPGROUP} warpgroups, the fewest whose accumulators fit in "
+                          f"{cc.max_registers_per_thread} registers each")
+        values.update(tmem_columns=None)
+
+    occ = blocks_per_sm(cc, threads, regs_launch or 1, 0, total)
+    blocks = occ.blocks
+    binding = list(occ.binding)
+    if tmem_limit_blocks is not None and tmem_limit_blocks < blocks:
+        blocks, binding = tmem_limit_blocks, ["tensor memory"]
+    elif tmem_limit_blocks is not None and tmem_limit_blocks == blocks:
+        binding.append("tensor memory")
     two_blocks = (cc.shared_memory_per_sm // 2 // cc.shared_memory_granularity * cc.shared_memory_granularity
                   - cc.reserved_shared_memory_per_block - epi) // stage
 
-    result = Result("tile")
-    result.values.update(
+    values.update(
         cc=cc.cc, target=label, tile={"m": m, "n": n, "k": k}, dtype=dtype, c_dtype=c_dtype, threads=threads,
-        a_stage_bytes=a_bytes, b_stage_bytes=b_bytes, barrier_bytes_per_stage=barrier, stage_bytes=stage,
-        epilogue_bytes=epi, smem_budget_per_block=budget, max_stages=fit, stages=chosen,
-        smem_per_block=total, blocks_per_sm=occ.blocks, blocks_limited_by=occ.binding,
-        stages_for_two_blocks=max(0, two_blocks), accumulator_registers_per_thread=acc_regs, time_s=None,
+        instruction=path.instruction, mma_kind=path.kind, instruction_k=path.k, compile_target=path.target,
+        cta_group=group, tile_per_cta={"m": m_cta, "n": n, "k": k},
+        a_bytes_per_stage=a_bytes, b_bytes_per_stage=b_bytes, scale_factor_bytes_per_stage=sfa + sfb,
+        operand_bytes_per_element=elem, barrier_bytes_per_stage=barrier, stage_bytes_per_cta=stage,
+        epilogue_bytes=epi, epilogue_tile=list(epilogue_tile) if epilogue_tile else None,
+        smem_budget_per_block=budget, max_stages=fit, stages=chosen,
+        smem_per_block=total, blocks_per_sm=blocks, blocks_limited_by=binding,
+        stages_for_two_blocks=max(0, two_blocks), accumulator_registers_per_thread=acc_regs,
+        consumer_threads=consumer_threads, warp_specialized=warp_specialized, time_s=None,
     )
-    result.row("target", label or f"cc {cc.cc}")
-    result.row("tile", f"{m} x {n} x {k} ({dtype} inputs, fp32 accumulators, {c_dtype} output)")
-    result.row("per stage", f"A {a_bytes:,} B + B {b_bytes:,} B" + (f" + barriers {barrier} B" if barrier else "") + f" = {stage:,} B")
-    result.row("epilogue buffer", f"{epi:,} B" if epi else "none (C written from registers)")
+    result.values.update(values)
+
+    per_stage = f"A {a_bytes:,} B + B {b_bytes:,} B"
+    if sfa or sfb:
+        per_stage += f" + scale factors {sfa + sfb:,} B ({path.scale_type}, one per {path.scale_vector} along K)"
+    if barrier:
+        per_stage += f" + barriers {barrier} B"
+    result.row("per stage" + (" per CTA" if group == 2 else ""), per_stage + f" = {stage:,} B")
+    if epilogue_tile:
+        result.row("epilogue buffer", f"{epi:,} B ({epilogue_tile[0]}x{epilogue_tile[1]} {c_dtype} sub-tile x "
+                   f"{EPILOGUE_SUBTILE_BUFFERS} buffers)")
+    else:
+        result.row("epilogue buffer", f"{epi:,} B (the whole {m_cta}x{n} {c_dtype} C tile)" if epi else "none (C written from registers)")
     result.row(
         "stages", f"{chosen}" + (" (auto: the most that fit)" if stages is None else "") + f"; at most {fit} fit in {budget:,} B per block"
     )
     result.row("shared memory per block", f"{total:,} B ({total / 1024:.1f} KiB)")
-    result.row(
-        "blocks per SM", f"{occ.blocks} (limited by {', '.join(occ.binding)})" + ("" if regs else "; registers not counted (give --regs)")
-    )
+    regs_note = "" if regs_launch else "; registers not counted (give --regs)"
+    result.row("blocks per SM", f"{blocks} (limited by {', '.join(binding)}){regs_note}")
     result.row("stages for 2 blocks per SM", str(max(0, two_blocks)) if two_blocks >= 1 else "none: 2 blocks do not fit")
-    tmem = cc.tensor_memory
-    if tmem:
-        lanes, columns = int(tmem["lanes"]), int(tmem["columns"])
-        cols = n * math.ceil(m / lanes)
-        alloc = max(int(tmem.get("min_allocation_columns", 32)), _pow2_at_least(cols))
-        result.values.update(tmem_columns=cols, tmem_columns_allocated=alloc, tmem_columns_per_sm=columns,
-                             tmem_accumulator_buffers=columns // alloc if alloc <= columns else 0)
-        fits = alloc <= columns
-        result.row("tensor memory (accumulator)", f"{cols} columns x {lanes} lanes, allocated {alloc} of {columns}"
-                   + (f"; {columns // alloc} accumulator buffer(s) fit" if fits else "; does not fit"))
-        result.row("accumulator registers per thread", f"0 in the main loop (tcgen05 accumulates in tensor memory); "
-                   f"{acc_regs} if the epilogue loads the whole tile at once")
-        if not fits:
-            result.warn(f"the {m}x{n} fp32 accumulator needs {cols} tensor-memory columns; an SM has {columns}")
-        result.assume(
-            "tcgen05 accumulators: one 32-bit column per output column for each 128 rows; allocations are powers of two from 32 columns"
-        )
-    else:
-        result.values["tmem_columns"] = None
-        result.row("accumulator registers per thread", f"{acc_regs} ({m} x {n} fp32 over {threads} threads)")
-        if acc_regs > cc.max_registers_per_thread:
-            result.warn(f"{acc_regs} accumulator registers per thread is over the {cc.max_registers_per_thread}-register limit: "
-                        "more threads (another consumer warpgroup) or a smaller tile")
-        elif acc_regs > 168:
-            result.warn(f"{acc_regs} accumulator registers per thread leaves little room for addresses and operands: expect spills")
-    result.step(f"A per stage = {m} x {k} x {in_bytes:g} B = {a_bytes:,} B; B per stage = {k} x {n} x {in_bytes:g} B = {b_bytes:,} B")
+
+    # explain
+    g = group
+    result.step(f"instruction: {instr}; tile {m}x{n}x{k} = {k // path.k} instruction(s) along K per stage")
+    if g == 2:
+        result.step(f"CTA pair: per CTA A {m} / 2 = {m_cta} rows, B {n} / 2 = {n_cta} columns, accumulator {m_cta} rows x {n} columns")
+    result.step(f"A per stage = {m_cta} x {k} x {elem:g} B = {a_bytes:,} B; B per stage = {n_cta} x {k} x {elem:g} B = {b_bytes:,} B")
+    if sfa or sfb:
+        result.step(f"scale factors = ({m_cta} + {n_cta}) rows x {k} / {path.scale_vector} x 1 B = {sfa + sfb:,} B")
     if barrier:
-        result.step(f"stage = A + B + {barrier} B of mbarriers (full + empty) = {stage:,} B")
-    result.step(f"epilogue = {m} x {n} x {dtype_bytes(c_dtype):g} B = {epi:,} B" if epi else "epilogue: none in shared memory")
+        result.step(f"stage = A + B{' + scales' if sfa else ''} + {barrier} B of mbarriers (full + empty) = {stage:,} B")
+    if epilogue_tile:
+        result.step(f"epilogue = {epilogue_tile[0]} x {epilogue_tile[1]} x {c_bytes:g} B x {EPILOGUE_SUBTILE_BUFFERS} buffers = {epi:,} B")
+    else:
+        result.step(f"epilogue = {m_cta} x {n} x {c_bytes:g} B = {epi:,} B" if epi else "epilogue: none in shared memory")
     result.step(f"stages that fit = ({budget:,} - {epi:,}) // {stage:,} = {fit}")
     result.step(
         f"shared memory per block = {chosen} x {stage:,} + {epi:,} = {total:,} B (+ {cc.reserved_shared_memory_per_block} B reserved per "
         "block)"
     )
-    shown = {k: v for k, v in occ.limits.items() if regs or k != "registers"}
-    result.step("blocks per SM = min(" + ", ".join(f"{k} {v}" for k, v in shown.items()) + f") = {occ.blocks}"
-                + ("" if regs else " (registers not counted)"))
-    result.step(f"accumulator registers per thread = {m} x {n} x 4 B / 4 B / {threads} threads = {acc_regs}")
-    result.assume("only the A/B stages, their barriers and the epilogue buffer are counted; a kernel's other shared "
-                  "memory (scales, bias, swizzle padding) comes on top")
+    shown = {key: v for key, v in occ.limits.items() if regs_launch or key != "registers"}
+    if tmem_limit_blocks is not None:
+        shown["tensor memory"] = tmem_limit_blocks
+    result.step("blocks per SM = min(" + ", ".join(f"{key} {v}" for key, v in shown.items()) + f") = {blocks}"
+                + ("" if regs_launch else " (registers not counted)"))
+    if tcgen05:
+        used = values["tmem_columns_used"]
+        buffers_used, sf_used = values["tmem_accumulator_buffers"], values["tmem_scale_factor_columns"]
+        allocated, per_sm = values["tmem_columns_allocated"], values["tmem_columns_per_sm"]
+        result.step(f"tensor memory = {buffers_used} x {n} accumulator columns + {sf_used} scale-factor columns = {used}, "
+                    f"allocated {allocated} (power of two); {per_sm} // {allocated} = {tmem_limit_blocks} CTA(s) per SM")
+    else:
+        result.step(f"accumulator registers per {'consumer ' if warp_specialized else ''}thread = {m} x {n} x {path.acc_bytes} B / 4 B / "
+                    f"{consumer_threads} threads = {acc_regs}")
+    result.assume("only the A/B stages, their barriers, the block-scale factors and the epilogue buffer are counted; a kernel's other "
+                  "shared memory (bias, accumulator-pipeline barriers, swizzle padding) comes on top")
     result.assume(f"per-block limit: {budget:,} B with the opt-in above 48 KiB (cc {cc.cc})")
+    result.assume(f"validity: {PTX_ISA}; wgmma shapes checked with ptxas 13.0 (tests/data/ptxas-mma-validity.yaml)"
+                  + (f"; tcgen05 M and N from {CUTLASS_UMMA}" if tcgen05 else ""))
     return result
+
+
+def _setmaxnreg_check(cc: ComputeCapability, split: tuple[int, int] | None, threads: int, consumer_threads: int,
+                      regs: int | None, acc_regs: int) -> dict[str, Any]:
+    """A producer/consumer register split: the values, the block's register pool, the checks."""
+    consumers = consumer_threads // WARPGROUP
+    launch = regs if regs is not None else min(cc.max_registers_per_thread, _floor8(cc.max_registers_per_block / threads))
+    per_warp = math.ceil(launch * cc.warp_size / cc.register_allocation_unit) * cc.register_allocation_unit
+    pool = per_warp * (threads // cc.warp_size)
+    if pool > cc.max_registers_per_block:
+        raise FieldError("regs", f"{threads} threads x {launch} registers (rounded per warp) are {pool:,} registers, over the "
+                         f"{cc.max_registers_per_block:,} a block may hold")
+    auto = split is None
+    if split is None:
+        producer = CUTLASS_SETMAXNREG[0]
+        consumer = CUTLASS_SETMAXNREG[1] if consumers == 2 else min(SETMAXNREG_MAX, _floor8((pool - producer * WARPGROUP) /
+                                                                                                   consumer_threads))
+        split = (producer, max(SETMAXNREG_MIN, consumer))
+    producer, consumer = split
+    need = producer * WARPGROUP + consumer * consumer_threads
+    if need > pool:
+        raise FieldError("setmaxnreg", f"{producer} x {WARPGROUP} producer + {consumer} x {consumer_threads} consumer registers = "
+                         f"{need:,}, over the {pool:,} the block holds ({threads} threads x {launch} at launch"
+                         f"{'' if regs is not None else ', the most the register file allows'}); setmaxnreg moves registers "
+                         "between warps, it does not add any")
+    if acc_regs > consumer:
+        raise FieldError("setmaxnreg", f"the consumers' {acc_regs} accumulator registers per thread do not fit in {consumer}")
+    warnings = []
+    if consumer - acc_regs < 32:
+        warnings.append(f"{consumer - acc_regs} registers per consumer thread beside the {acc_regs} accumulators: expect spills")
+    how = (" (auto: CUTLASS sm90 warp-specialized 40/232)" if auto and consumers == 2 else " (auto)" if auto else "")
+    text = (f"producer {producer}, consumers {consumer} per thread{how}: "
+            f"{producer} x {WARPGROUP} + {consumer} x {consumer_threads} = {need:,} of {pool:,} registers ({threads} threads x "
+            f"{launch} at launch); {consumer - acc_regs} per consumer thread beside the accumulators")
+    return {"producer": producer, "consumer": consumer, "registers_needed": need, "registers_in_block": pool,
+            "launch_registers": launch, "text": text, "warnings": warnings}
 
 
 # ---- the calculator ------------------------------------------------------------------------
@@ -163,9 +545,14 @@ def tile_budget(
 def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
     cc, label = resolve_cc(p.get("gpu"), p.get("cc"), data_dir)
     m, n, k = parse_tile3(p["tile"])
+    cta_group = parse_auto_int(p.get("cta_group"), "cta_group", "1 or 2")
+    epi_tile = parse_tile2(p["epilogue_tile"], "epilogue_tile") if p.get("epilogue_tile") else None
     return tile_budget(
-        cc, m, n, k, p["dtype"], c_dtype=p["c_dtype"], stages=parse_stages(p.get("stages")), threads=p["threads"],
-        regs=p.get("regs"), epilogue=p.get("epilogue") or "smem", label=label,
+        cc, m, n, k, p["dtype"], c_dtype=p["c_dtype"], stages=parse_stages(p.get("stages")),
+        threads=parse_auto_int(p.get("threads"), "threads", "threads per block"),
+        regs=p.get("regs"), epilogue=p.get("epilogue") or "smem", epilogue_tile=epi_tile, cta_group=cta_group,
+        warp_specialized=bool(p.get("warp_specialized")), setmaxnreg=parse_setmaxnreg(p.get("setmaxnreg")),
+        acc_buffers=parse_auto_int(p.get("acc_buffers"), "acc_buffers", "accumulator buffers"), label=label,
     )
 
 
@@ -173,25 +560,44 @@ def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     if p.get("epilogue") == "none":
         out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
+        out["epilogue_tile"] = "--epilogue none stages no C tile in shared memory"
+    if not p.get("warp_specialized"):
+        out["setmaxnreg"] = "a setmaxnreg split is for a warp-specialized kernel (--warp-specialized)"
     return out
 
 
 SPEC = CalcSpec(
     "tile", "GEMM tile budget",
-    "Shared memory per pipeline stage for the A and B tiles, how many stages fit beside the epilogue buffer, "
-    "blocks per SM at that footprint, accumulator registers per thread (tensor-memory columns on Blackwell).",
+    "Whether the tile exists as tensor-core instructions (wgmma on 9.0, tcgen05 1-CTA and 2-CTA on 10.x, mma.sync "
+    "elsewhere), shared memory per stage and per CTA, stages beside the epilogue buffer, blocks per SM, accumulator "
+    "registers per (consumer) thread with warp specialisation and setmaxnreg, tensor-memory columns and block-scale "
+    "factors on Blackwell.",
     (
         *CC_FIELDS,
         FieldSpec("tile", "tile MxNxK", "choice", "128x128x64", required=True,
-                  choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64"), help="block tile, any MxNxK", free=True),
-        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES, help="A and B element type"),
+                  choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64", "256x256x64", "128x176x64"),
+                  help="block tile (a CTA pair's with tcgen05 cta_group::2), any MxNxK", free=True),
+        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES,
+                  help="A and B element type; the block-scaled nvfp4, mxfp8, mxfp6, mxfp4 select tcgen05's mx kinds"),
         FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)", group="more"),
         # "auto" or a number: the form offers these, the calculator reads any.
         FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"),
                   help="N or auto (the most that fit)", checked_by_calculator=True),
-        FieldSpec("threads", "threads per block", "int", "128"),
-        FieldSpec("regs", "registers per thread", "int", help="optional: counts the register limit in blocks per SM"),
+        FieldSpec("threads", "threads per block", "choice", "auto", choices=("auto", "128", "256", "384", "192"),
+                  help="N or auto (the fewest whose accumulators fit)", checked_by_calculator=True, free=True),
+        FieldSpec("regs", "registers per thread", "int", help="optional: at launch; counts the register limit in blocks per SM"),
+        FieldSpec("warp_specialized", "warp specialized", "bool", "false",
+                  help="a producer warpgroup (9.0) or TMA+MMA warps (10.x) beside the consumers"),
+        FieldSpec("setmaxnreg", "setmaxnreg split", "choice", "auto", choices=("auto", "40/232", "24/240", "56/224"),
+                  help="PRODUCER/CONSUMER registers per thread (9.0, --warp-specialized)", checked_by_calculator=True, free=True,
+                  group="more"),
+        FieldSpec("cta_group", "CTA group", "choice", "auto", choices=("auto", "1", "2"),
+                  help="tcgen05 cta_group (10.x): auto = 2 for M 256, else 1", checked_by_calculator=True, group="more"),
+        FieldSpec("acc_buffers", "accumulator buffers", "choice", "auto", choices=("auto", "1", "2"),
+                  help="tensor-memory accumulator buffers (10.x): auto = 2 when they fit", checked_by_calculator=True, group="more"),
         FieldSpec("epilogue", "epilogue via shared memory", "choice", "smem", choices=("smem", "none")),
+        FieldSpec("epilogue_tile", "epilogue sub-tile MxN", "choice", choices=("64x32", "64x64", "128x32", "128x64"),
+                  help="stage a C sub-tile (double-buffered) instead of the whole tile", free=True, group="more"),
     ),
     _run,
     unused=_unused,

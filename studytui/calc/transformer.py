@@ -10,10 +10,10 @@ estimate, not a bound: real kernels can be slower still.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
-from studytui.calc.collective import ring_all_reduce_time
-from studytui.calc.dtypes import DTYPES, dtype_bytes
+from studytui.calc.dtypes import STORAGE_DTYPES, block_format, dtype_bytes
 from studytui.calc.forms import (
     MEM_FRACTION,
     QUANT_FIELDS,
@@ -26,6 +26,7 @@ from studytui.calc.forms import (
     model_fields,
     resolve_model,
 )
+from studytui.calc.kv import check_context_limit
 from studytui.calc.kv import kv_cache as kv_cache  # the KV cache calculator (studytui.calc.kv), still importable from here
 from studytui.calc.result import Result
 from studytui.calc.roofline import TERMS_HEADLINE, TERMS_SHORT_LABELS, RooflineTerms, add_terms, g
@@ -45,11 +46,32 @@ PHASES = ("prefill", "decode")
 
 
 def weight_bytes_per_param(weight_dtype: str, quant_group: int = 128, scale_bytes: float = 2.0) -> float:
-    """Storage per weight: sub-byte formats carry one scale of `scale_bytes` per `quant_group` weights."""
+    """Storage per weight. A block-scaled format (nvfp4, mxfp4, mxfp8, ...) carries the scale its
+    layout fixes; a plain sub-byte format one scale of `scale_bytes` per `quant_group` weights."""
+    if block_format(weight_dtype) is not None:
+        return dtype_bytes(weight_dtype)
     base = dtype_bytes(weight_dtype)
     if base < 1.0:
         return base + scale_bytes / quant_group
     return base
+
+
+def uses_group_scale(weight_dtype: str) -> bool:
+    """Whether --quant-group / --quant-scale-bytes apply: plain sub-byte formats only."""
+    return block_format(weight_dtype) is None and dtype_bytes(weight_dtype) < 1.0
+
+
+def explain_weight_format(result: Result, weight_dtype: str, quant_group: int, quant_scale_bytes: float) -> None:
+    """Say how the weight bytes were counted: a block layout with its source, or a group scale."""
+    fmt = block_format(weight_dtype)
+    if fmt is not None:
+        result.assume(f"{fmt.layout()} (source: {fmt.source})")
+    elif uses_group_scale(weight_dtype):
+        bits = (dtype_bytes(weight_dtype) + quant_scale_bytes / quant_group) * 8
+        result.assume(
+            f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights: {g(bits)} bits per weight "
+            "(--quant-group, --quant-scale-bytes; a block-scaled format such as nvfp4 or mxfp4 fixes its own)"
+        )
 
 
 def expected_experts(experts: int, active: int, tokens: float) -> float:
@@ -102,6 +124,123 @@ def shard_kv(params: ModelParams, tp: int) -> int:
     return min(tp, params.kv_heads)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """How one model step is spread over GPUs.
+
+    Attention, the dense MLPs and the shared experts are tensor-parallel over `tp` GPUs; with
+    expert parallelism (`ep` > 1) the routed experts are spread whole over `ep` GPUs, which are
+    `dp` = ep / tp copies of the tensor-parallel group (EP = TP x DP, as DeepSeek-V3 and vLLM
+    deploy it), each running its share of the batch. Without EP the experts are tensor-sliced
+    like every other weight.
+    """
+
+    tp: int
+    ep: int
+    dp: int
+    replicated: tuple[tuple[str, int], ...]  # (what, parameters) every TP rank holds whole
+    extra_params_per_gpu: float  # parameters a GPU holds beyond its 1/TP share (replication)
+    kv_projection_copies: int = 1  # TP > KV heads: GPUs holding each KV head's projections
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.dp
+
+    @property
+    def expert_split(self) -> int:
+        return self.ep if self.ep > 1 else self.tp
+
+    @property
+    def replicated_params(self) -> int:
+        return sum(n for _, n in self.replicated)
+
+
+def parallel_layout(params: ModelParams, tp: int, ep: int = 1, batch: int = 1) -> Layout:
+    """The layout for --tp and --ep; refuses an EP degree that cannot split the experts."""
+    if ep < 1:
+        raise FieldError("ep", f"must be at least 1 (got {ep})")
+    if ep > 1:
+        if not params.is_moe:
+            raise FieldError("ep", f"{params.name} is dense: expert parallelism needs a mixture of experts (give --experts)")
+        if params.experts % ep:
+            raise FieldError(
+                "ep", f"{ep} does not divide the {params.experts} routed experts of {params.name}: each GPU holds a whole number of them"
+            )
+        if ep % tp:
+            raise FieldError(
+                "ep", f"EP {ep} is not a multiple of TP {tp}: the EP GPUs are EP/TP copies of the tensor-parallel attention group "
+                "(EP = TP x DP)"
+            )
+        dp = ep // tp
+        if batch % dp:
+            raise FieldError(
+                "batch", f"batch {batch} does not split evenly over the {dp} data-parallel attention groups of EP {ep} / TP {tp}"
+            )
+    else:
+        dp = 1
+    if tp == 1:
+        return Layout(tp, ep, dp, (), 0.0)
+    replicated = params.replicated_under_tp()
+    rep = sum(n for _, n in replicated)
+    extra = rep - rep / tp
+    kv_proj, copies = params.kv_projection_params(), 1
+    if kv_proj and tp > params.kv_heads:
+        # Each GPU holds one KV head's projections whole: 1/kv_heads of them, not 1/TP.
+        extra += kv_proj / params.kv_heads - kv_proj / tp
+        copies = tp // params.kv_heads
+    return Layout(tp, ep, dp, replicated, extra, copies)
+
+
+def describe_layout(result: Result, layout: Layout, params: ModelParams, bytes_per_weight: float) -> None:
+    """The rows and assumptions that say how the model is spread and what is replicated."""
+    tp, ep, dp = layout.tp, layout.ep, layout.dp
+    result.values.update(tp=tp, ep=ep, dp=dp, gpus=layout.gpus)
+    if ep > 1:
+        per_gpu = params.experts // ep
+        result.values["experts_per_gpu"] = per_gpu
+        attention = f"attention TP {tp}" + (f" x DP {dp}" if dp > 1 else "")
+        result.row(
+            "parallelism", f"{layout.gpus} GPUs: {attention}; experts EP {ep} ({per_gpu} of {params.experts} routed experts per GPU)"
+        )
+        result.assume(
+            f"EP {ep}: each GPU holds {per_gpu} whole routed experts; attention, dense MLPs and shared experts are tensor-parallel over "
+            f"TP {tp}" + (f" in {dp} data-parallel copies, each running batch / {dp}" if dp > 1 else "")
+            + " (EP = TP x DP, as DeepSeek-V3 deploys it, arXiv 2412.19437 section 3.4)"
+        )
+    if tp == 1 or layout.extra_params_per_gpu == 0:
+        return
+    named = list(layout.replicated)
+    total = layout.replicated_params
+    extra_bytes = layout.extra_params_per_gpu * bytes_per_weight
+    result.values.update(
+        replicated_params=total, replicated_extra_bytes_per_gpu=extra_bytes,
+        replicated=[{"what": what, "params": n} for what, n in named],
+    )
+    parts = [f"{what}: {format_count(n)}" for what, n in named]
+    if layout.kv_projection_copies > 1:
+        parts.append(f"each KV head's K/V projections, on the {layout.kv_projection_copies} GPUs that hold the head")
+    held = [f"{format_count(total)} params on every TP rank"] if total else []
+    if layout.kv_projection_copies > 1:
+        held.append(f"K/V projections on {layout.kv_projection_copies} GPUs per KV head")
+    result.row("replicated weights", f"{', '.join(held)}: +{format_size(extra_bytes)} per GPU")
+    result.assume(
+        f"TP {tp}: weights are split evenly except those every rank holds whole, as serving engines lay them out (vLLM): "
+        + "; ".join(parts) + f"; together +{format_size(extra_bytes)} per GPU over an even split (RMSNorm weights, also whole on "
+        "every rank, are left in the even split: under 0.01% of the weights)"
+    )
+    if params.is_moe:
+        result.assume("the MoE router is counted at --weight-dtype; engines often keep it in 16- or 32-bit, a little more")
+
+
+def weight_bytes_per_gpu(params: ModelParams, layout: Layout, bytes_per_weight: float) -> float:
+    """Weight bytes one GPU holds: its 1/TP share of the non-expert weights plus what is
+    replicated, and its share of the routed experts (1/EP whole experts, or a 1/TP slice)."""
+    counts = params.counts()
+    routed = counts.moe_layers * params.experts * counts.expert
+    non_expert = counts.total - routed
+    return (non_expert / layout.tp + layout.extra_params_per_gpu + routed / layout.expert_split) * bytes_per_weight
+
+
 def memory_fit(
     result: Result,
     params: ModelParams,
@@ -113,19 +252,24 @@ def memory_fit(
     context: int,
     tp: int,
     mem_fraction: float,
+    weights_per_gpu: float | None = None,
+    dp: int = 1,
 ) -> None:
-    """Weights + KV against usable HBM per GPU; the largest batch at this context."""
+    """Weights + KV against usable HBM per GPU; the largest batch at this context.
+
+    weights_per_gpu: what one GPU holds (default: an even 1/TP split of weight_bytes_total);
+    dp: data-parallel attention groups, each holding the KV cache of batch / dp sequences."""
     if ceilings.memory_bytes is None:
         result.assume("memory fit left out: custom ceilings carry no memory capacity (give --hbm, or --gpu)")
         return
     shard = shard_kv(params, tp)
-    weights_gpu = weight_bytes_total / tp
+    weights_gpu = weight_bytes_total / tp if weights_per_gpu is None else weights_per_gpu
     kv_seq_gpu = kv_per_sequence / shard
-    kv_gpu = batch * kv_seq_gpu
+    kv_gpu = batch / dp * kv_seq_gpu
     usable = ceilings.memory_bytes * mem_fraction
     need = weights_gpu + kv_gpu
     fits = need <= usable
-    max_batch = max(0, math.floor((usable - weights_gpu) / kv_seq_gpu)) if kv_seq_gpu > 0 else None
+    max_batch = dp * max(0, math.floor((usable - weights_gpu) / kv_seq_gpu)) if kv_seq_gpu > 0 else None
     result.values.update(
         memory_bytes=ceilings.memory_bytes, usable_memory_bytes=usable, weight_bytes_per_gpu=weights_gpu,
         kv_bytes_per_gpu=kv_gpu, memory_needed_bytes=need, fits=fits, max_batch=max_batch,
@@ -134,16 +278,23 @@ def memory_fit(
     result.step(
         f"usable HBM per GPU = {format_size(ceilings.memory_bytes, binary=True)} x {g(mem_fraction)} = {format_size(usable, binary=True)}"
     )
+    if weights_per_gpu is None:
+        weights_text = f"weights {format_size(weight_bytes_total)} / TP {tp} = {format_size(weights_gpu)}"
+    else:
+        weights_text = f"weights {format_size(weights_gpu)} (of {format_size(weight_bytes_total)}; split and replicated as above)"
+    sequences = f"batch / {dp}" if dp > 1 else "batch"
     result.step(
-        f"per GPU: weights {format_size(weight_bytes_total)} / TP {tp} = {format_size(weights_gpu)}; KV = batch x KV/sequence / {shard} = "
-        f"{batch} x {format_size(kv_per_sequence)} / {shard} = {format_size(kv_gpu)}"
+        f"per GPU: {weights_text}; KV = {sequences} x KV/sequence / {shard} = "
+        f"{batch}{f' / {dp}' if dp > 1 else ''} x {format_size(kv_per_sequence)} / {shard} = {format_size(kv_gpu)}"
     )
     result.step(f"fits = weights + KV <= usable: {format_size(need)} <= {format_size(usable)} -> {'yes' if fits else 'NO'}")
     if max_batch is not None:
         result.step(
-            f"max batch at context {context} = floor((usable - weights) / KV per sequence) = floor(({g(usable)} - {g(weights_gpu)}) / "
-            f"{g(kv_seq_gpu)}) = {max_batch}"
+            f"max batch at context {context} = {f'{dp} x ' if dp > 1 else ''}floor((usable - weights) / KV per sequence) = "
+            f"{f'{dp} x ' if dp > 1 else ''}floor(({g(usable)} - {g(weights_gpu)}) / {g(kv_seq_gpu)}) = {max_batch}"
         )
+    if weights_gpu != weight_bytes_total:  # split over GPUs
+        result.row("weights per GPU", format_size(weights_gpu))
     result.row("memory per GPU", f"{format_size(need)} of {format_size(usable)} usable -> {'fits' if fits else 'DOES NOT FIT'}")
     if max_batch is not None:
         result.row(f"max batch at context {context:,}", format_count(max_batch))
@@ -176,8 +327,11 @@ def transformer(
     mfu: float = 1.0,
     mbu: float = 1.0,
     mem_fraction: float = 0.9,
+    ep: int = 1,
 ) -> Result:
-    """One prefill (the whole prompt batch) or one decode step (one token for every sequence)."""
+    """One prefill (the whole prompt batch) or one decode step (one token for every sequence).
+
+    tp: tensor-parallel GPUs; ep: expert-parallel GPUs (MoE), EP = TP x DP (see Layout)."""
     params.validate()
     if phase not in PHASES:
         raise FieldError("phase", f"unknown phase {phase!r}; accepted: {', '.join(PHASES)}")
@@ -189,8 +343,11 @@ def transformer(
         raise FieldError("gpu", "transformer inference needs a peak FLOP/s and a memory bandwidth")
     peak_flops, mem_bw = ceilings.peak_flops, ceilings.mem_bw
     replication = check_tp(params, tp)
+    layout = parallel_layout(params, tp, ep, batch)
     if tp > 1 and ceilings.link_bw_per_direction is None:
         raise FieldError("link_bw", "tensor parallelism needs a link bandwidth: a --gpu with a scale-up link, or --link-bw (per direction)")
+    if ep > 1 and ceilings.link_bw_per_direction is None:
+        raise FieldError("link_bw", "expert parallelism needs a link bandwidth: a --gpu with a scale-up link, or --link-bw (per direction)")
     result = Result("transformer")
     if replication:
         result.assume(replication)
@@ -210,12 +367,19 @@ def transformer(
         weight_bytes_per_param=b_w,
     )
     result.row("model", params.name)
-    result.row("ceilings", ceilings.gpu_label + (f" x TP {tp}" if tp > 1 else ""))
+    result.row("ceilings", ceilings.gpu_label + (f" x {layout.gpus} GPUs" if layout.dp > 1 else f" x TP {tp}" if tp > 1 else ""))
     if params.is_moe:  # only a mixture of experts has an "active" count worth a second number
         result.row("parameters (total / active)", f"{format_count(counts.total)} / {format_count(counts.active)}")
     else:
         result.row("parameters", format_count(counts.total))
-    result.row("KV cache per token", f"{format_size(kv_tok)} ({kv_dtype})")
+    if params.sliding_layers:  # the first figure counts every layer; past the window only the full ones grow
+        result.row(
+            "KV cache per token",
+            f"{format_size(kv_tok)} ({kv_dtype}, all {L} layers; {format_size(params.kv_bytes_per_token_marginal(b_kv))} past the "
+            f"{params.sliding_window}-token window)",
+        )
+    else:
+        result.row("KV cache per token", f"{format_size(kv_tok)} ({kv_dtype})")
     result.step(
         f"parameters: total {g(counts.total)}, active per token {g(counts.active)} "
         f"(routed experts {params.active_experts} of {params.experts}; input embedding excluded, lm_head included)"
@@ -316,22 +480,33 @@ def transformer(
     flops = linear_flops + attention_flops
     total_bytes = weight_bytes + kv_read + kv_write + act_bytes
     kv_shard = shard_kv(params, tp)
-    flops_gpu = flops / tp
-    # The hidden state is replicated on every TP rank (each reads and writes all of it); weights
-    # and attention heads are split.
-    bytes_gpu = weight_bytes / tp + act_bytes + (kv_read + kv_write) / kv_shard
-    if tp > 1:
+    dp, gpus, e_split = layout.dp, layout.gpus, layout.expert_split
+    routed_flops = 2.0 * params.moe_layers * params.active_experts * counts.expert * tokens_for_experts if params.is_moe else 0.0
+    tokens_group = tokens / dp  # the tokens one tensor-parallel group (one data-parallel copy) runs
+    extra = layout.extra_params_per_gpu  # replicated weights: held and multiplied by every TP rank
+    # Attention heads and weights are split over the TP group, routed experts over EP (or TP); what
+    # is replicated is computed by every rank. The hidden state is replicated on every TP rank
+    # (each reads and writes all of it).
+    flops_gpu = (flops - routed_flops) / dp / tp + 2.0 * extra * tokens_group + routed_flops / e_split
+    weight_bytes_gpu = (non_expert / tp + extra) * b_w + expert_weights * b_w / e_split
+    bytes_gpu = weight_bytes_gpu + act_bytes / dp + (kv_read + kv_write) / dp / kv_shard
+    if gpus > 1:
+        split_text = f"/ DP {dp} / TP {tp}" if dp > 1 else f"/ TP {tp}"
         result.step(
-            f"per GPU: FLOPs / TP = {g(flops)} / {tp} = {g(flops_gpu)}; bytes = weights / {tp} + activations (replicated) + KV / "
-            f"{kv_shard} = {g(bytes_gpu)}"
+            f"per GPU: FLOPs = non-routed {split_text} + 2 x replicated params x tokens + routed / {e_split} = {g(flops_gpu)}; bytes = "
+            f"weights ({g(non_expert)} / {tp} + {g(extra)} replicated + {g(expert_weights)} routed / {e_split}) x {g(b_w)} + "
+            f"activations{f' / {dp}' if dp > 1 else ''} (replicated in the TP group) + KV {f'/ {dp} ' if dp > 1 else ''}/ {kv_shard} "
+            f"= {g(bytes_gpu)}"
         )
-        result.values.update(flops_per_gpu=flops_gpu, bytes_per_gpu=bytes_gpu)
-        result.assume("TP: activations (the hidden state) are replicated on every rank, so their traffic is not divided by TP")
+        result.values.update(flops_per_gpu=flops_gpu, bytes_per_gpu=bytes_gpu, weight_bytes_read_per_gpu=weight_bytes_gpu)
+        if tp > 1:
+            result.assume("TP: activations (the hidden state) are replicated on every rank, so their traffic is not divided by TP")
         if kv_shard < tp:
             result.assume(
                 "KV cache is replicated across TP ranks beyond the KV-head count" if not params.is_mla
                 else "MLA's latent KV cache is replicated on every TP rank"
             )
+    describe_layout(result, layout, params, b_w)
     peak = peak_flops * mfu
     bw = mem_bw * mbu
     if mfu != 1.0 or mbu != 1.0:
@@ -346,37 +521,39 @@ def transformer(
         kv_read_bytes=kv_read, kv_write_bytes=kv_write, activation_bytes=act_bytes,
         flops_total=flops, bytes_total=total_bytes,
     )
-    if tp > 1:
-        result.row("FLOPs total (TP group)", format_flops(flops))
-        result.row("bytes total (TP group)", format_size(total_bytes))
-    add_terms(result, terms, "per-GPU" if tp > 1 else "", per_gpu=tp > 1)
+    if gpus > 1:
+        result.row("FLOPs total (TP group)" if dp == 1 else f"FLOPs total ({gpus} GPUs)", format_flops(flops))
+        result.row("bytes total (TP group)" if dp == 1 else f"bytes total ({gpus} GPUs)", format_size(total_bytes))
+    add_terms(result, terms, "per-GPU" if gpus > 1 else "", per_gpu=gpus > 1)
     time_s, upper, bound = terms.time_s, terms.time_serial_s, terms.bound
 
+    comm = 0.0
     if tp > 1:
-        message = tokens * d * b_a
+        message = tokens_group * d * b_a
         fabric = ceilings.fabric(gpus=tp)
-        if fabric.domain is not None and tp > fabric.domain:
-            from studytui.calc.collective import collective
+        from studytui.calc.collective import collective  # the one collective model (algorithm picked by size)
 
-            try:
-                hier = collective("all_reduce", tp, message, latency=latency, fabric=fabric)
-            except FieldError as exc:
-                raise FieldError("tp" if exc.field == "gpus" else exc.field, exc.message.replace("GPUs exceed", "TP GPUs exceed")) from None
-            per_ar = hier.values["time_s"]
+        try:
+            hier = collective("all_reduce", tp, message, latency=latency, fabric=fabric)
+        except FieldError as exc:
+            raise FieldError("tp" if exc.field == "gpus" else exc.field, exc.message.replace("GPUs exceed", "TP GPUs exceed")) from None
+        per_ar = hier.values["time_s"]
+        result.values["tp_all_reduce_algorithm"] = hier.values["algorithm"]
+        if hier.values["hierarchical"]:
             result.step(
-                f"TP all-reduce per call, {tp} GPUs past the {fabric.domain}-GPU scale-up domain (hierarchical): inside "
+                f"TP all-reduce per call ({hier.values['algorithm']}), {tp} GPUs past the {fabric.domain}-GPU scale-up domain: inside "
                 f"{format_time(hier.values['scale_up_time_s'])}, across {format_time(hier.values['network_time_s'])}, "
                 f"+ {hier.values['steps']} x {format_time(latency)} latency = {format_time(per_ar)} (bottleneck: "
                 f"{hier.values['bottleneck']})"
             )
             result.values["tp_bottleneck"] = hier.values["bottleneck"]
             result.warn(f"TP {tp} spans more than one {fabric.domain}-GPU scale-up domain: its all-reduces cross the network "
-                        f"(modelled hierarchically; bottleneck: {hier.values['bottleneck']})")
+                        f"(bottleneck: {hier.values['bottleneck']})")
         else:
-            per_ar, bw_part = ring_all_reduce_time(message, tp, fabric.link_bw, latency)
             result.step(
-                f"TP all-reduce (ring) per call = 2(N-1)/N x M / link + 2(N-1) x latency = 2x{tp - 1}/{tp} x {g(message)} / "
-                f"{g(fabric.link_bw)} + {2 * (tp - 1)} x {format_time(latency)} = {format_time(per_ar)}"
+                f"TP all-reduce per call ({hier.values['algorithm']}, the collective calculator's choice at {format_size(message)}) = "
+                f"{format_time(hier.values['bandwidth_time_s'])} bandwidth + {hier.values['steps']} steps x {format_time(latency)} = "
+                f"{format_time(per_ar)}"
             )
         group = min(tp, fabric.domain) if fabric.domain else tp
         if fabric.measured_gpus and fabric.measured_gpus != group:
@@ -386,23 +563,41 @@ def transformer(
             )
         elif fabric.measured_note:
             result.assume(fabric.measured_note)
-        comm = 2 * L * per_ar
-        result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, comm_time_s=comm)
-        result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
+        # With EP the routed experts' MLP needs no TP all-reduce (the all-to-all combines it).
+        n_ar = 2 * L if ep == 1 else L + params.dense_layers + (params.moe_layers if params.shared_experts else 0)
+        comm = n_ar * per_ar
+        result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, all_reduces=n_ar, tp_comm_time_s=comm)
+        if ep == 1:
+            result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
+            result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)}")
+            result.assume(
+                "TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate "
+                "(Megatron)"
+            )
+        else:
+            result.step(
+                f"TP communication = (L attention + {params.dense_layers} dense MLP"
+                + (f" + {params.moe_layers} shared-expert" if params.shared_experts else "")
+                + f") all-reduces x per call = {n_ar} x {format_time(per_ar)} = {format_time(comm)}"
+            )
+            result.row("TP all-reduces per step", f"{n_ar} x {format_size(message)} -> {format_time(comm)}")
+            result.assume(
+                "TP with EP: one all-reduce of the group's tokens x d after attention in every layer, and after the dense MLPs"
+                + (" and the shared experts" if params.shared_experts else "") + "; the routed experts' outputs return by all-to-all"
+            )
+        result.assume(
+            f"all-reduce latency {format_time(latency)} per step of its algorithm (default 1 us: an order-of-magnitude assumption; "
+            "measure it with nccl-tests)"
+        )
+    if ep > 1:
+        comm += _expert_all_to_all(result, params, ceilings, ep=ep, tokens=tokens, act_bytes=b_a, latency=latency)
+    if gpus > 1:
+        result.values["comm_time_s"] = comm
         result.step(
             f"time lower bound = max(compute, memory, communication) = {format_time(max(time_s, comm))}; serial no-overlap estimate = sum "
             f"= {format_time(upper + comm)}"
         )
-        result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)}")
         result.row("communication time", format_time(comm))
-        result.assume(
-            "TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate "
-            "(Megatron)"
-        )
-        result.assume(
-            f"all-reduce latency {format_time(latency)} per ring step (default 1 us: an order-of-magnitude assumption; measure it with "
-            "nccl-tests)"
-        )
         if comm > time_s:
             bound = "communication"
         time_s, upper = max(time_s, comm), upper + comm
@@ -436,33 +631,97 @@ def transformer(
         )
     if params.is_moe:
         result.assume("MoE: experts touched per layer from uniform independent routing, E(1-(1-K/E)^tokens); FLOPs use K experts per token")
-    if b_w != dtype_bytes(weight_dtype):
-        result.assume(
-            f"{weight_dtype} weights carry a {g(quant_scale_bytes)}-byte scale per {quant_group} weights: {g(b_w * 8)} bits per weight"
-        )
+    explain_weight_format(result, weight_dtype, quant_group, quant_scale_bytes)
     result.assume(f"FLOPs use the dense {ceilings.dtype} peak; 2 FLOPs per multiply-add")
     _explain_precisions(result, weight_dtype, ceilings.dtype)
-    if tp > 1:
-        result.assume(f"TP {tp}: weights, FLOPs and activation traffic split evenly over the GPUs; tokens/s is for the whole TP group")
+    if tp > 1 and ep == 1:
+        result.assume(
+            f"TP {tp}: weights, FLOPs and activation traffic split over the GPUs (what is replicated, as listed); tokens/s is for the "
+            "whole TP group"
+        )
+    elif ep > 1:
+        result.assume(f"EP {ep}: tokens/s is for all {layout.gpus} GPUs together")
     for line in ceilings.describe():
         result.assume(line)
     for w in ceilings.warnings:
         result.warn(w)
 
     fit_context = S if phase == "decode" else T
+    check_context_limit(result, params, fit_context + (1 if phase == "decode" else 0),
+                        "context (cached tokens + the new one)" if phase == "decode" else "prompt")
     memory_fit(
         result, params, ceilings, weight_bytes_total=counts.total * b_w,
         kv_per_sequence=params.kv_bytes_per_sequence(fit_context + (1 if phase == "decode" else 0), b_kv),
         batch=B, context=fit_context, tp=tp, mem_fraction=mem_fraction,
+        weights_per_gpu=weight_bytes_per_gpu(params, layout, b_w) if layout.gpus > 1 else None, dp=layout.dp,
     )
     return result
+
+
+def _expert_all_to_all(
+    result: Result, params: ModelParams, ceilings: Ceilings, *, ep: int, tokens: float, act_bytes: float, latency: float
+) -> float:
+    """EP's communication: a dispatch and a combine all-to-all per MoE layer, timed by the
+    collective model (studytui.calc.collective); returns their time per step."""
+    from studytui.calc.collective import collective
+
+    k, d = params.active_experts, params.hidden
+    per_gpu_tokens = tokens / ep
+    message = per_gpu_tokens * k * d * act_bytes  # what each GPU sends (nccl-tests all_to_all size)
+    fabric = ceilings.fabric(gpus=ep)
+    try:
+        a2a = collective("all_to_all", ep, message, latency=latency, fabric=fabric)
+    except FieldError as exc:
+        raise FieldError("ep" if exc.field == "gpus" else exc.field, exc.message.replace("GPUs", "EP GPUs", 1)) from None
+    per_call = float(a2a.values["time_s"])
+    calls = 2 * params.moe_layers
+    comm = calls * per_call
+    result.values.update(
+        all_to_all_bytes=message, all_to_all_time_s=per_call, all_to_alls=calls, ep_comm_time_s=comm,
+        all_to_all_bottleneck=a2a.values.get("bottleneck"),
+    )
+    result.step(
+        f"EP all-to-all per call ({ep} GPUs) = each GPU's tokens x K x d x b_a = {g(per_gpu_tokens)} x {k} x {d} x {g(act_bytes)} = "
+        f"{g(message)} bytes -> {format_time(per_call)} (collective model, bottleneck: {a2a.values.get('bottleneck')})"
+    )
+    result.step(
+        f"EP communication = dispatch + combine x {params.moe_layers} MoE layers = {calls} x {format_time(per_call)} = {format_time(comm)}"
+    )
+    result.row("EP all-to-alls per step", f"{calls} x {format_size(message)} -> {format_time(comm)}")
+    result.assume(
+        f"EP: the tokens reach their experts' GPUs and come back in two all-to-alls per MoE layer (dispatch and combine), each GPU "
+        f"sending its 1/{ep} of the tokens, {k} copies each (one per routed expert, remote or not), in --act-dtype; routing assumed "
+        "uniform, so every GPU sends and computes the same share"
+    )
+    for note in a2a.assumptions:
+        if note.startswith("all-to-all"):
+            result.assume(note)
+        elif note.startswith(("torus", "catalog")):
+            result.assume(f"all-to-all: {note}")
+    for warning in a2a.warnings:
+        result.warn(f"EP all-to-all: {warning}")
+    if fabric.domain is not None and ep > fabric.domain:
+        result.warn(f"EP {ep} spans more than one {fabric.domain}-GPU scale-up domain: its all-to-alls cross the network "
+                    f"(bottleneck: {a2a.values.get('bottleneck')})")
+        result.assume(
+            "EP across domains: every routed copy is counted on the network; node-limited routing and per-node forwarding (DeepSeek-V3 "
+            "sends a token to at most 4 nodes and fans it out over NVLink there, arXiv 2412.19437 sections 2.1.2 and 3.2.2) send less"
+        )
+    return comm
 
 
 def _explain_precisions(result: Result, weight_dtype: str, compute_dtype: str) -> None:
     """Say what a weight precision that differs from the math precision means (and when it cannot be)."""
     if weight_dtype == compute_dtype:
         return
-    w, c = dtype_bytes(weight_dtype), dtype_bytes(compute_dtype)
+    fmt = block_format(weight_dtype)
+    if fmt is not None and fmt.base == compute_dtype:
+        result.assume(
+            f"{weight_dtype} weights feed {compute_dtype} math with their block scales: tensor cores with block-scaled MMA "
+            "(NVIDIA Blackwell, AMD CDNA 4) apply the scales inside the instruction; elsewhere a kernel applies them first"
+        )
+        return
+    w, c = dtype_bytes(fmt.base if fmt else weight_dtype), dtype_bytes(compute_dtype)
     if w < c:
         result.assume(
             f"weight-only quantisation: {weight_dtype} weights are read at {g(w * 8)} bits and dequantised to {compute_dtype} "
@@ -483,6 +742,11 @@ def _explain_precisions(result: Result, weight_dtype: str, compute_dtype: str) -
 
 # ---- the calculator ------------------------------------------------------------------------
 
+EP_FIELD = FieldSpec(
+    "ep", "expert parallel GPUs", "int", "1",
+    help="MoE: spread the routed experts whole over N GPUs (N divides the experts; N = TP x data-parallel attention copies)",
+)
+
 # The rows memory_fit writes (here and in studytui.calc.memory): the headline ones, and a
 # shorter label for narrow terminals.
 FIT_HEADLINE = ("memory per GPU", "max batch")
@@ -491,17 +755,20 @@ FIT_SHORT_LABELS = ((r"^max batch at context (\S+)$", r"max batch @\1"),)
 
 def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
     params = resolve_model(p)
-    need = ("peak_flops", "mem_bw") + (("link_bw",) if p["tp"] > 1 else ())
+    parallel = p["tp"] > 1 or p["ep"] > 1
+    need = ("peak_flops", "mem_bw") + (("link_bw",) if parallel else ())
     ceilings = ceilings_for(p, data_dir, need)
     domain = ceilings.accelerator.domain_size if ceilings.accelerator else None
-    if p["tp"] > 1 and "net_bw" in (p.get("_given") or ()) and (domain is None or p["tp"] <= domain):
-        where = f"TP {p['tp']} fits in one {domain}-GPU scale-up domain" if domain else "no scale-up domain is known for these ceilings"
-        raise FieldError("net_bw", f"is not used: {where}; the network carries TP traffic only past the domain")
+    widest = max(p["tp"], p["ep"])
+    if parallel and "net_bw" in (p.get("_given") or ()) and (domain is None or widest <= domain):
+        group = f"EP {p['ep']}" if p["ep"] > p["tp"] else f"TP {p['tp']}"
+        where = f"{group} fits in one {domain}-GPU scale-up domain" if domain else "no scale-up domain is known for these ceilings"
+        raise FieldError("net_bw", f"is not used: {where}; the network carries TP and EP traffic only past the domain")
     return transformer(
         params, ceilings, phase=p["phase"], batch=p["batch"], prompt=p["prompt"], context=p["context"],
         weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],
         causal=bool(p["causal"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
-        latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"],
+        latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"], ep=p["ep"],
     )
 
 
@@ -512,14 +779,24 @@ def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     else:
         out["prompt"] = "--phase decode runs one step over --context cached tokens; --prompt is for --phase prefill"
         out["causal"] = "causal masking changes prefill attention only; a decode step attends to the whole cache"
-    if p["tp"] == 1:
-        out["link_bw"] = "the link carries tensor-parallel traffic only; give --tp N"
-        out["latency"] = "the all-reduce latency applies with --tp N only"
-        out["net_bw"] = "the network carries tensor-parallel traffic only; give --tp N"
-    if dtype_bytes(p["weight_dtype"]) >= 1:
-        for name in ("quant_group", "quant_scale_bytes"):
-            out[name] = f"group scales apply to sub-byte weight formats only (--weight-dtype is {p['weight_dtype']})"
+    if p["tp"] == 1 and p["ep"] == 1:
+        out["link_bw"] = "the link carries tensor- and expert-parallel traffic only; give --tp N or --ep N"
+        out["latency"] = "the collective latency applies with --tp N or --ep N only"
+        out["net_bw"] = "the network carries tensor- and expert-parallel traffic only; give --tp N or --ep N"
+    out.update(group_scale_unused(p["weight_dtype"]))
     return out
+
+
+def group_scale_unused(weight_dtype: str) -> dict[str, str]:
+    """--quant-group and --quant-scale-bytes are refused where the weight format leaves no choice."""
+    fmt = block_format(weight_dtype)
+    if fmt is not None:
+        reason = f"{weight_dtype} fixes its own scale: one {fmt.scale} per {fmt.block} values"
+    elif dtype_bytes(weight_dtype) >= 1:
+        reason = f"group scales apply to sub-byte weight formats only (--weight-dtype is {weight_dtype})"
+    else:
+        return {}
+    return {"quant_group": reason, "quant_scale_bytes": reason}
 
 
 def _points(spec: CalcSpec, result: Result, values: Mapping[str, str], data_dir: DataDir) -> list[PlotPoint]:
@@ -553,12 +830,15 @@ SPEC = CalcSpec(
         FieldSpec("batch", "batch (sequences)", "int", "1"),
         FieldSpec("prompt", "prompt tokens", "int", "2048", help="prefill: tokens per sequence"),
         FieldSpec("context", "context tokens", "int", "4096", help="decode: tokens already cached per sequence"),
-        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=DTYPES),
-        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=DTYPES),
-        FieldSpec("act_dtype", "activation precision", "dtype", "bf16", choices=DTYPES),
+        FieldSpec("weight_dtype", "weight precision", "dtype", "bf16", choices=STORAGE_DTYPES,
+                  help="nvfp4, mxfp4, mxfp8, ...: block-scaled, their scales counted"),
+        FieldSpec("kv_dtype", "KV precision", "dtype", "bf16", choices=STORAGE_DTYPES),
+        FieldSpec("act_dtype", "activation precision", "dtype", "bf16", choices=STORAGE_DTYPES),
         *QUANT_FIELDS,
         FieldSpec("tp", "tensor parallel GPUs", "int", "1"),
-        FieldSpec("latency", "all-reduce step latency", "time", "1us", allow_zero=True, help="per ring step", group="more"),
+        EP_FIELD,
+        FieldSpec("latency", "collective step latency", "time", "1us", allow_zero=True,
+                  help="per collective step (TP all-reduce, EP all-to-all)", group="more"),
         FieldSpec("net_bw", "network bandwidth override", "rate",
                   help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s", group="more"),
         FieldSpec("causal", "causal attention", "bool", "true",

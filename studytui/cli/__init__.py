@@ -21,15 +21,51 @@ from studytui.core.errors import StudyError
 # Modules that add subcommands, in the order their commands appear in --help.
 COMMAND_MODULES = (
     "studytui.cli.commands.guide",
+    "studytui.cli.commands.glossary",
     "studytui.cli.commands.study",
     "studytui.cli.commands.calc",
     "studytui.cli.commands.practice",
     "studytui.cli.commands.plan",
     "studytui.cli.commands.measure",
     "studytui.cli.commands.guide_diff",
-    "studytui.cli.commands.takealong",
+    "studytui.cli.commands.serve",
     "studytui.cli.commands.profile",
 )
+
+# Which module registers each command. A command line that names one builds only that group's
+# parsers: building every group's took tens of milliseconds, a third of what a whole command may
+# take (issue 27). tests/test_cli_speed.py keeps this equal to what the modules register; a command
+# missing here still works (its line then builds every group, as --help does).
+COMMANDS = {
+    **dict.fromkeys(("list", "show", "search", "open", "where", "check"), "studytui.cli.commands.guide"),
+    "glossary": "studytui.cli.commands.glossary",
+    **dict.fromkeys(("next", "mark", "note", "progress", "export", "import", "history"), "studytui.cli.commands.study"),
+    **dict.fromkeys(("calc", "gpus"), "studytui.cli.commands.calc"),
+    "practice": "studytui.cli.commands.practice",
+    "plan": "studytui.cli.commands.plan",
+    "measure": "studytui.cli.commands.measure",
+    "guide": "studytui.cli.commands.guide_diff",
+    "serve": "studytui.cli.commands.serve",
+    "profile": "studytui.cli.commands.profile",
+}
+# The global options that take a value (the word after them is never the command).
+_VALUED_OPTIONS = ("--data-dir", "--content", "--readme", "--profile-file")
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, read as argparse reads it (global options and their values
+    skipped); None for help, the version, no command or one not in COMMANDS."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help", "--version", "--"):
+            return None
+        if word.startswith("--") and "=" not in word and len(word) > 2 and any(o.startswith(word) for o in _VALUED_OPTIONS):
+            next(words, None)  # its value (argparse takes unambiguous prefixes: --data DIR)
+            continue
+        if word.startswith("-"):
+            continue
+        return word if word in COMMANDS else None
+    return None
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -42,9 +78,22 @@ class ArgumentParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def _translate_once() -> None:
+    """argparse passes each of its own strings through gettext, which looks for a message catalogue
+    on disk at every call (a few stats each, hundreds of calls to build the parser: a tenth of a
+    command's time). Each string is now looked up once per process; the translations are the same."""
+    translate = getattr(argparse, "_", None)
+    if translate is not None and not hasattr(translate, "cache_info"):
+        from functools import lru_cache
+
+        argparse._ = lru_cache(maxsize=None)(translate)  # type: ignore[attr-defined]
+
+
 def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
-    """The whole parser; given the command line, a command group may leave out the details of
+    """The whole parser; given the command line, only the group of the command it names (every
+    group when it names none, or asks for help), and a group may leave out the details of
     commands it does not name (the calculators' hundred flags, when the command is not `calc`)."""
+    _translate_once()
     named = None if argv is None else frozenset(argv)
     parser = ArgumentParser(
         prog="studytui",
@@ -58,10 +107,18 @@ def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
     parser.add_argument("--content", metavar="DIR", help="load the guide from DIR instead of the bundled content")
     parser.add_argument("--readme", metavar="FILE", dest="app_readme",
                         help="with no command: open the app on 'What changed in the guide' for this newer copy of its README")
+    parser.add_argument("--profile-file", metavar="FILE", dest="app_profile_file",
+                        help="with no command: open the app on this profile, an Nsight Compute CSV export or a PyTorch "
+                             "profiler trace ('studytui profile --help' says how to make one)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
-    for name in COMMAND_MODULES:
+    command = None if argv is None else named_command(argv)
+    for name in (COMMANDS[command],) if command is not None else COMMAND_MODULES:
         # Every group ships with the package: a missing one is a packaging error, never hidden.
         importlib.import_module(name).register(sub, named)
+    if command is not None:  # the other groups' commands still exist, as bare names (their modules not imported)
+        for other, module in COMMANDS.items():
+            if module != COMMANDS[command] and other not in sub.choices:
+                sub.add_parser(other, add_help=False)
     return parser
 
 
@@ -71,12 +128,13 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
     Starting the app skips building every subcommand's parser: that is tens of milliseconds
     before the first frame.
     """
-    if any(a in ("-h", "--help", "--version") for a in argv):
-        return None
+    if any(a in ("-h", "--help", "--version") for a in argv) or named_command(argv) is not None:
+        return None  # (a command line that names a command never starts the app: no parser to build for that)
     quick = ArgumentParser(prog="studytui", add_help=False)
     quick.add_argument("--data-dir")
     quick.add_argument("--content")
     quick.add_argument("--readme", dest="app_readme")
+    quick.add_argument("--profile-file", dest="app_profile_file")
     args, rest = quick.parse_known_args(list(argv))
     if rest:
         return None
@@ -95,6 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is not None and getattr(args, "app_readme", None):
         sys.stderr.write("studytui: error: --readme opens the app on what changed in the guide; "
                          "with a command, use 'studytui guide diff FILE' instead\n")
+        return 2
+    if args.command is not None and getattr(args, "app_profile_file", None):
+        sys.stderr.write("studytui: error: --profile-file opens the app on a profile; "
+                         "with a command, use 'studytui profile FILE' instead\n")
         return 2
     try:
         if args.command is None:

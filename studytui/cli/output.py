@@ -10,14 +10,17 @@ import os
 import re
 import sys
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # The one escaping rule and `plural` (studytui.core.text), re-exported: CLI modules print through this module.
 from studytui.core.text import BIDI_CONTROLS, CONTROLS, escaped, for_terminal, one_line, plural, visible  # noqa: F401
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 @lru_cache(maxsize=1)
-def console():  # -> rich.console.Console
+def console() -> Console:
     from rich.console import Console
 
     # Rich honours NO_COLOR itself; it also drops styling when stdout is not a terminal.

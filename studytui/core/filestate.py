@@ -6,11 +6,15 @@ of ~100 KB, the accelerator catalog) is parsed again only when the file changed.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Callable, Generic, TypeVar
 
 T = TypeVar("T")
 Stamp = tuple[int, int]
+# (mtime in ns, ctime in ns, size, inode): what the parsed-guide cache keys on across processes. The
+# ctime and the inode also change when a file is replaced by a rename or has its mtime set back.
+FullStamp = tuple[int, int, int, int]
 
 
 def file_stamp(path: Path) -> Stamp | None:
@@ -20,6 +24,15 @@ def file_stamp(path: Path) -> Stamp | None:
     except OSError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
+
+
+def content_stamp(path: str | os.PathLike[str]) -> FullStamp | None:
+    """(mtime in ns, ctime in ns, size, inode) from one stat; None when the file cannot be read."""
+    try:
+        stat = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino)
 
 
 class PerFileState(Generic[T]):

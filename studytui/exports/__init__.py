@@ -40,6 +40,8 @@ class Format(NamedTuple):
     folder: bool = False  # PATH is a folder (made if missing), not a file
     stdout: bool = False  # PATH '-' writes it to standard output
     importable: bool = False  # `studytui import PATH` reads it back
+    noun: str = ""  # for `import --help`, importable formats: what PATH holds ("a JSON export")
+    import_summary: str = ""  # for `import --help`, importable formats: what importing it does
 
     def _code(self) -> Any:
         return importlib.import_module(f"{__name__}.{self.module}")
@@ -66,13 +68,16 @@ FORMATS: dict[str, Format] = {
     f.name: f
     for f in (
         Format("json", "backup", "JSON: a complete, re-importable backup (states, times, notes, event log).",
-               suffixes=(".json",), stdout=True, importable=True),
+               suffixes=(".json",), stdout=True, importable=True, noun="a JSON export",
+               import_summary="Merge a JSON export into your progress: per entry the newer change wins, conflicting "
+               "notes are both kept with a marker line, entries no longer in the guide are kept as orphans."),
         Format("md", "journal", "Markdown: a readable study journal of all notes by section.",
                suffixes=(".md", ".markdown"), default_help="md for *.md files", stdout=True),
         Format("anki", "anki", "Anki: a deck package (.apkg) of the glossary and the practice problems you met.",
                suffixes=(".apkg",), default_help="anki for *.apkg"),
         Format("vault", "vault", "Vault: a folder of Markdown notes (Obsidian-style front matter) that 'studytui import DIR' "
-               "reads back.", folder=True, importable=True),
+               "reads back.", folder=True, importable=True, noun="a notes vault",
+               import_summary="read the notes back from a vault written by 'export --format vault'."),
     )
 }
 DEFAULT = FORMATS["json"]  # a PATH no suffix claims (and standard output)
@@ -103,6 +108,29 @@ def format_help() -> str:
     if asked:
         text += f" ({', '.join(asked)} must be asked for)"
     return text
+
+
+def _importable() -> list[Format]:
+    return [f for f in FORMATS.values() if f.importable]
+
+
+def import_help() -> str:
+    """`import`'s line in `studytui --help`: what it reads."""
+    return "merge " + " or ".join(f.noun for f in _importable())
+
+
+def import_description() -> str:
+    """`import --help`'s description: what importing each format does (a folder format: PATH a directory)."""
+    return " ".join(("PATH a directory: " if f.folder else "") + f.import_summary for f in _importable())
+
+
+def import_path_help() -> str:
+    """`import --help`'s help for PATH: a file any importable file format wrote ('-': standard
+    input, read as the first of them), or a folder format's directory."""
+    files = [f for f in _importable() if not f.folder]
+    kinds = ["a file written by 'studytui export' ('-' for stdin)"] if files else []
+    kinds += [f"a {f.name} directory" for f in _importable() if f.folder]
+    return ", or ".join(kinds)
 
 
 def export_description() -> str:

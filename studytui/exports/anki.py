@@ -18,10 +18,13 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from studytui.core.errors import UsageError
 from studytui.exports.report import Exported
+
+if TYPE_CHECKING:
+    import genanki
 
 INSTALL_HINT = "the Anki export needs genanki: pip install 'studytui[anki]' (or -e \".[anki]\" in a checkout)"
 
@@ -163,7 +166,7 @@ class AnkiSummary:
         return f"{self.glossary_notes} glossary notes (2 cards each), {problems}"
 
 
-def build_package(guide: Any, problems: Sequence[ProblemCard]):  # -> (genanki.Package, AnkiSummary)
+def build_package(guide: Any, problems: Sequence[ProblemCard]) -> tuple[genanki.Package, AnkiSummary]:
     try:
         import genanki
     except ModuleNotFoundError:

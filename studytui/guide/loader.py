@@ -2,6 +2,10 @@
 
 Every problem is reported as `FILE:LINE: message`. `load_guide` raises ContentError on any
 problem; `parse_content` returns the problems instead (used by `studytui check`).
+
+`load_guide` parses the YAML only when it must: a guide loaded in this process is kept while its
+files keep their stamps, and a guide loaded by an earlier run is read back from the cache
+(`cache.py`, issue 27). PyYAML is imported only when a file is parsed.
 """
 
 from __future__ import annotations
@@ -10,11 +14,11 @@ import datetime as _dt
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from studytui.core.errors import ContentError
+from studytui.core.filestate import FullStamp, content_stamp
 from studytui.guide.model import (
     ALL_KINDS,
     CLAIM_FIELDS,
@@ -28,7 +32,12 @@ from studytui.guide.model import (
     Subsection,
     TryIt,
 )
-from studytui.guide.yamlio import YamlFile, YamlPath
+
+if TYPE_CHECKING:
+    from studytui.guide.yamlio import YamlFile
+
+# Where a value is in a YAML file (yamlio.YamlPath, named here without importing PyYAML).
+YamlPath = tuple[object, ...]
 
 SLUG = re.compile(r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$")
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -49,6 +58,8 @@ class Parsed:
     guide: Guide | None
     problems: list[str] = field(default_factory=list)
     files: dict[str, YamlFile] = field(default_factory=dict)
+    # (path, stamp) of every file read, each stamped just before it was read (the cache's key)
+    stamps: list[tuple[str, FullStamp | None]] = field(default_factory=list)
 
 
 class _Reporter:
@@ -131,8 +142,14 @@ class _Builder:
         self.index = 0
         self.seen_ids: dict[str, str] = {}  # id -> where first defined
         self.seen_sub_ids: set[str] = set()
+        self.stamps: list[tuple[str, FullStamp | None]] = []
 
     def read(self, path: Path) -> YamlFile | None:
+        from studytui.guide.yamlio import YamlFile
+
+        # Stamped before it is read: a change made while it is read changes the stamp, so a guide
+        # kept under this stamp is never taken for the file as it is afterwards.
+        self.stamps.append((str(path), content_stamp(path)))
         try:
             yf = YamlFile(path, _display(path))
         except ContentError as exc:
@@ -464,22 +481,38 @@ def parse_content(content_dir: str | os.PathLike[str] | Path) -> Parsed:
     """Read and validate everything under `content_dir`; never raises for content problems."""
     builder = _Builder(Path(content_dir))
     guide = builder.build()
-    return Parsed(guide=guide, problems=builder.report.problems, files=builder.files)
+    return Parsed(guide=guide, problems=builder.report.problems, files=builder.files, stamps=builder.stamps)
 
 
-@lru_cache(maxsize=8)
-def _load_cached(resolved: str, _stamp: float) -> Guide:
-    parsed = parse_content(resolved)
-    if parsed.guide is None:
-        raise ContentError(parsed.problems or [f"{resolved}: content could not be loaded"])
-    return parsed.guide
+# Guides loaded in this process, by resolved content folder: (the stamps they were built from, guide).
+_LOADED: dict[str, tuple[list[tuple[str, FullStamp | None]], Guide]] = {}
 
 
 def load_guide(content_dir: str | os.PathLike[str] | None = None) -> Guide:
-    """The validated guide. Raises ContentError listing `FILE:LINE: message` problems."""
-    from studytui.core.paths import content_dir as resolve
+    """The validated guide. Raises ContentError listing `FILE:LINE: message` problems.
 
-    path = resolve(content_dir)
-    guide_file = path / "guide.yaml"
-    stamp = guide_file.stat().st_mtime if guide_file.exists() else 0.0
-    return _load_cached(str(path.resolve()), stamp)
+    The same Guide object while no file it was built from has changed; else the one kept by an
+    earlier run (the cache), else the YAML parsed and validated again (and the cache written)."""
+    import time
+
+    from studytui.core.paths import content_dir as resolve
+    from studytui.guide import cache
+
+    root = resolve(content_dir).resolve()
+    key = str(root)
+    kept = _LOADED.get(key)
+    if kept is not None and cache.unchanged(kept[0]):
+        return kept[1]
+    _LOADED.pop(key, None)
+    hit = cache.read(root)
+    if hit is not None:
+        _LOADED[key] = (hit[1], hit[0])
+        return hit[0]
+    taken_at = time.time()
+    parsed = parse_content(root)
+    if parsed.guide is None:
+        raise ContentError(parsed.problems or [f"{root}: content could not be loaded"])
+    cache.write(root, parsed.guide, parsed.stamps, taken_at)
+    if not cache.racy(parsed.stamps, taken_at):
+        _LOADED[key] = (parsed.stamps, parsed.guide)
+    return parsed.guide

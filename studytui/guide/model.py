@@ -76,12 +76,20 @@ class Entry:
 
     @property
     def date_label(self) -> str:
-        """What the entry's date means, in words: a Frontier entry read from the guide's Frontier
-        list was verified that day; an entry placed from the update notes (or outside Frontier)
-        was added to the guide that day, and nobody verified it then."""
+        """What the entry's date means, in the words the CLI (`show`) and the app (the detail
+        pane) both put before it; the one place that decides. A Frontier entry read from the
+        guide's Frontier list carries the day that list was verified (the section itself may have
+        been re-verified since, by a later update that did not re-check the entry); an entry
+        placed from the update notes, or outside Frontier, was added to the guide that day, and
+        nobody verified it then."""
         if self.section_id == "frontier" and self.placement != "inferred":
-            return "Verified on"
-        return "Added to the guide"
+            return "On the Frontier list verified"
+        return "Added to the guide on"
+
+    @property
+    def date_line(self) -> str | None:
+        """The date with its meaning ("On the Frontier list verified 2026-08-23"); None undated."""
+        return f"{self.date_label} {self.date}" if self.date else None
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape used by `list --json`, `show --json` and `search --json`."""
@@ -101,6 +109,7 @@ class Entry:
             "year": self.year,
             "role": self.role,
             "date": self.date,
+            "date_meaning": self.date_label if self.date else None,
             "aliases": list(self.aliases),
             "placement": self.placement,
             "try_it": (

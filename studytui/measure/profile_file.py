@@ -14,6 +14,7 @@ from typing import Any
 
 from studytui.calc.profiles import SCHEMA, load_profile, summarize, validate_profile
 from studytui.core.errors import UsageError
+from studytui.core.fileio import write_atomically
 
 LABEL = (
     "measured by studytui measure: what these benchmarks sustained, not vendor peaks. Measured ceilings "
@@ -79,7 +80,5 @@ def write_run(path: Path, run: dict[str, Any], accelerator_id: str | None) -> di
     if problems:  # a bug here, not the user's fault: say so rather than write a bad file
         raise UsageError(f"refusing to write an invalid profile: {problems[0]}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dump(profile), encoding="utf-8")
-    tmp.replace(path)
+    write_atomically(path, dump(profile).encode("utf-8"))  # the one fsync policy (studytui.core.fileio)
     return profile

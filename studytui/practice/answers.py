@@ -2,7 +2,9 @@
 
 A problem states its unit (`ms`, `GiB`, `FLOP/B`...). An answer with a unit is read in that unit's
 family ('31 ms', '0.031s', '3.1e-2 s' are the same time); a bare number is read in the problem's
-unit ('31' to a question in ms means 31 ms). A unit of the wrong family is refused, not guessed.
+unit ('31' to a question in ms means 31 ms), except for bytes, where a bare number is refused (GB
+and GiB differ by 7%, so the unit is asked for). A unit of the wrong family is refused, not
+guessed. A comma is refused: '0,889' may be a decimal comma or a thousands separator.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ UNITS: dict[str, tuple[str, float]] = {
 
 _FIELD = "answer"
 MAX_ANSWER = 60  # characters: a longer "number" is a paste accident, and is not echoed back
-_NUMBER = re.compile(r"^\s*[-+]?(?:\d[\d_,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+_NUMBER = re.compile(r"^\s*[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
 _PARSERS = {
     "time": u.parse_time, "size": u.parse_size, "rate": u.parse_rate, "flops": u.parse_flops,
     "flops_rate": u.parse_flops_rate,
@@ -38,6 +40,20 @@ _PARSERS = {
 
 def unit_label(unit: str) -> str:
     return unit or "(a plain number)"
+
+
+def answer_line(unit: str, tolerance: float) -> str:
+    """How to answer a number problem, in one line (the CLI and the app say the same)."""
+    if UNITS.get(unit, ("count", 1.0))[0] == "size":
+        return f"Answer in {unit} with the unit written ('12.5 {unit}'; any byte unit works); within {tolerance:.0%} counts."
+    if unit == "%":
+        return f"Answer in percent ('62%' or '62'); within {tolerance:.0%} counts."
+    if UNITS.get(unit, ("count", 1.0))[0] == "count":
+        what = {"": "a plain number", "x": "a factor ('1.8' or '1.8x')"}.get(unit, f"a number of {unit}")
+        if unit in ("FLOP/B", "tokens/s"):
+            what = f"a number in {unit}"
+        return f"Answer as {what}; within {tolerance:.0%} counts."
+    return f"Answer in {unit_label(unit)} (or with any unit of that kind); within {tolerance:.0%} counts."
 
 
 def parse_answer(text: str, unit: str) -> float:
@@ -50,8 +66,19 @@ def parse_answer(text: str, unit: str) -> float:
         raise UsageError(f"{_FIELD}: empty; expected a number in {unit_label(unit)}")
     if len(raw) > MAX_ANSWER:
         raise UsageError(f"{_FIELD}: {len(raw)} characters is too long for a number; expected a number in {unit_label(unit)}")
+    if "," in raw:
+        plain = raw.replace(",", "")
+        raise UsageError(
+            f"{_FIELD}: {raw!r} has a comma, which reads as a decimal comma in some countries and a thousands separator in others; "
+            f"write it with a decimal point ({raw.replace(',', '.', 1) if raw.count(',') == 1 else plain}) or without separators ({plain})"
+        )
     if _NUMBER.match(raw):
-        value = float(raw.replace("_", "").replace(",", "")) * factor
+        if family == "size":
+            raise UsageError(
+                f"{_FIELD}: {raw.strip()} needs a unit: bytes are easy to misread by 1000 vs 1024, so say which "
+                f"(for example '{raw.strip()} {unit}'; B, KB, MB, GB, KiB, MiB, GiB all work)"
+            )
+        value = float(raw.replace("_", "")) * factor
     elif family in _PARSERS:
         value = _PARSERS[family](raw, _FIELD)
     else:
@@ -72,7 +99,7 @@ def _count(raw: str, unit: str, factor: float) -> float:
     elif unit == "FLOP/B" and re.search(r"(?i)flops?\s*/\s*(b|byte)$", body):
         body = re.sub(r"(?i)flops?\s*/\s*(b|byte)$", "", body).strip()
     if _NUMBER.match(body):
-        return float(body.replace("_", "").replace(",", "")) * factor
+        return float(body.replace("_", "")) * factor
     try:
         return u.parse_count(body, _FIELD, allow_zero=True) * factor  # '1.5k', '2M'
     except u.FieldError:

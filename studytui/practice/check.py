@@ -3,6 +3,11 @@
 A problem is rejected (FILE:LINE) when its text or arguments name a parameter it does not define,
 when its calculator refuses a variant, when an answer is not finite (or is zero, which no
 relative tolerance can grade), or when a choice problem's answer is not one of its choices.
+
+The hand-formula rule: a problem's `by_hand` expression, evaluated for every seed over the
+question's numbers and its `given` figures, must agree with the calculator's answer within the
+problem's tolerance (the same choice, for a choice problem), and may use no number the learner is
+not shown (unit constants and powers of 2 and 10 aside).
 """
 
 from __future__ import annotations
@@ -28,7 +33,13 @@ def _template_field(p: Problem, values: dict[str, Any]) -> YamlPath:
     fields: list[tuple[YamlPath, str]] = [(("question",), p.question)]
     fields += [(("choices", i), c) for i, c in enumerate(p.choices)]
     fields += [(("calc", "args", k), str(v)) for k, v in p.calc_args.items()]
+    fields += [(("calc", "answer"), p.answer_key), (("calc", "target"), p.target)]
     fields += [(("hints", i), h) for i, h in enumerate(p.hints)] + [(("notice",), p.notice)]
+    if isinstance(p.by_hand, str):
+        fields.append((("by_hand",), p.by_hand))
+    elif p.by_hand is not None:
+        fields += [(("by_hand", k), v) for k, v in p.by_hand.items()]
+    fields += [(("given", i), g.ref or g.text) for i, g in enumerate(p.given)]
     if p.pick:
         values = {**values, "choice": ""}
     for path, text in fields:
@@ -88,4 +99,50 @@ def check_problems(content_dir: str | Path, guide: Guide | None = None, seeds: I
                     f"{at('calc', 'answer')}: problem '{p.id}' (seed {seed}): the answer is zero; a relative tolerance cannot grade it"
                 )
                 break
+            problem_found = hand_rule(p, variant, exp)
+            if problem_found:
+                where, message = problem_found
+                out.append(f"{at(*where)}: problem '{p.id}' (seed {seed}): {message}")
+                break
     return out
+
+
+def hand_rule(p: Problem, variant: Any, exp: Any) -> tuple[YamlPath, str] | None:
+    """What is wrong with this variant's hand formula, and the field to point at; None when it
+    agrees with the calculator and uses only numbers the learner is shown."""
+    from studytui.practice import byhand
+    from studytui.practice.given import GivenError, facts
+    from studytui.practice.handcalc import HandError
+
+    try:
+        found = facts(variant)
+    except GivenError as exc:
+        return ("given",), str(exc)
+    try:
+        missing = byhand.unknown_names(variant, found)
+        if missing:
+            return ("by_hand",), f"the hand formula uses {', '.join(missing)}, which no 'given' item names"
+        hand = byhand.evaluate(variant, found)
+        hidden = byhand.unstated(variant, found)
+    except HandError as exc:
+        return ("by_hand",), f"hand formula: {exc}"
+    if hidden:
+        return ("by_hand",), (f"the hand formula uses {', '.join(f'{h:g}' for h in hidden)}, which neither the question nor "
+                              "'given' states")
+    if p.kind == "number":
+        assert hand.value is not None and exp.value is not None
+        off = abs(hand.value - exp.value) / abs(exp.value)
+        if off > p.tolerance:
+            return ("by_hand",), (f"the hand formula gives {hand.value:.6g}, the calculator {exp.value:.6g}: {off:.1%} apart, "
+                                  f"beyond the tolerance of {p.tolerance:.0%} (say in the question what the calculator counts)")
+    elif hand.choice != exp.choice:
+        return ("by_hand",), f"the hand formula picks {hand.choice!r}, the calculator {exp.choice!r}"
+    return None
+
+
+def skills(problems: Iterable[Problem]) -> dict[str, int]:
+    """How many problems practise each skill."""
+    out: dict[str, int] = {}
+    for p in problems:
+        out[p.skill] = out.get(p.skill, 0) + 1
+    return dict(sorted(out.items()))

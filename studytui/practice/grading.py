@@ -8,12 +8,13 @@ result (bound, fits, physically possible) or compare runs (`pick: min` - which G
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studytui.core.errors import UsageError
 from studytui.practice.answers import format_value, parse_answer
-from studytui.practice.model import Variant
+from studytui.practice.model import Variant, render
 
 if TYPE_CHECKING:
     from studytui.calc.result import Result
@@ -47,12 +48,34 @@ class Grade:
     relative_error: float | None = None
     hint: str | None = None  # the next hint after a miss, in order
     solution: list[str] = field(default_factory=list)
+    unit: str = ""
+    slips: tuple[tuple[float, str], ...] = ()  # the problem's own slips, for this variant
+    counted: bool = True  # False: the solution of this variant was shown first, so a hit is not mastery
 
 
 def _label(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        # A result that names what binds (occupancy's limited_by) lists every tie; one is an answer.
+        if len(value) != 1:
+            raise ValueError(f"{list(value)} names {len(value)} answers")
+        return _label(value[0])
     return str(value).strip().lower()
+
+
+def _answer_value(variant: Variant, result: Result) -> Any:
+    """The answer: a key of the result, or an expression over its keys (in SI units)."""
+    p = variant.problem
+    if p.answer_key in result.values:
+        return result.values[p.answer_key]
+    from studytui.practice.handcalc import HandError, evaluate
+
+    env = {k: v for k, v in result.values.items() if isinstance(v, (int, float, str))}  # bools too: 'x if fits else 0'
+    try:
+        return evaluate(render(p.answer_key, variant.values), env)
+    except HandError as exc:
+        raise ProblemBroken(f"problem '{p.id}': the {p.calc_name} calculator has no result '{p.answer_key}' ({exc})") from None
 
 
 def _run(variant: Variant, args: dict[str, str]) -> Result:
@@ -67,9 +90,7 @@ def _run(variant: Variant, args: dict[str, str]) -> Result:
 
 def _number(variant: Variant, result: Result) -> float:
     p = variant.problem
-    if p.answer_key not in result.values:
-        raise ProblemBroken(f"problem '{p.id}': the {p.calc_name} calculator has no result '{p.answer_key}'")
-    value = result.values[p.answer_key]
+    value = _answer_value(variant, result)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise ProblemBroken(f"problem '{p.id}' (seed {variant.seed}): result '{p.answer_key}' is {value!r}, not a finite number")
     return float(value)
@@ -85,31 +106,71 @@ def expected(variant: Variant) -> Expected:
             result = _run(variant, variant.args(choice))
             runs[choice] = _number(variant, result)
             explains[choice] = list(result.explain)
-        ordered = sorted(runs.items(), key=lambda kv: kv[1], reverse=p.pick == "max")
-        best, runner_up = ordered[0], ordered[1]
-        if math.isclose(best[1], runner_up[1], rel_tol=1e-6):
-            raise ProblemBroken(f"problem '{p.id}' (seed {variant.seed}): '{best[0]}' and '{runner_up[0]}' tie; no single answer")
         explain = []
-        for choice in variant.choices:
+        if p.pick in ("min", "max"):
+            ordered = sorted(runs.items(), key=lambda kv: kv[1], reverse=p.pick == "max")
+            best, runner_up = ordered[0], ordered[1]
+            if math.isclose(best[1], runner_up[1], rel_tol=1e-6):
+                raise ProblemBroken(f"problem '{p.id}' (seed {variant.seed}): '{best[0]}' and '{runner_up[0]}' tie; no single answer")
+            winner = best[0]
+        else:
+            winner = _first_meeting(variant, runs)
+            explain.append(f"the first choice, in the order {', '.join(variant.listed_choices)}, with {p.answer_key} "
+                           f"{'<=' if p.pick == 'first_at_most' else '>='} {render(p.target, variant.values)}: {winner}")
+        for choice in variant.listed_choices:
             explain.append(f"{choice}: {p.answer_key} = {runs[choice]:.4g}")
             explain.extend("  " + line for line in explains[choice])
-        return Expected(choice=best[0], explain=explain, per_choice=runs)
+        return Expected(choice=winner, explain=explain, per_choice=runs)
     result = _run(variant, variant.args())
     if p.kind == "choice":
-        if p.answer_key not in result.values:
-            raise ProblemBroken(f"problem '{p.id}': the {p.calc_name} calculator has no result '{p.answer_key}'")
-        label = _label(result.values[p.answer_key])
+        try:
+            label = _label(_answer_value(variant, result))
+        except ValueError as exc:
+            raise ProblemBroken(f"problem '{p.id}' (seed {variant.seed}): {exc}; a choice problem needs one") from None
         matches = [c for c in variant.choices if c.lower() == label]
         if not matches:
             raise ProblemBroken(
                 f"problem '{p.id}' (seed {variant.seed}): the answer {label!r} is not among the choices {list(variant.choices)}"
             )
-        return Expected(choice=matches[0], explain=list(result.explain))
-    return Expected(value=_number(variant, result), explain=list(result.explain))
+        explain = list(result.explain)
+        if p.answer_key not in result.values:
+            explain.append(f"answer = {render(p.answer_key, variant.values)} -> {matches[0]}")
+        return Expected(choice=matches[0], explain=explain)
+    explain = list(result.explain)
+    if p.answer_key not in result.values:
+        explain.append(f"answer = {render(p.answer_key, variant.values)} = {_number(variant, result):.4g}")
+    return Expected(value=_number(variant, result), explain=explain)
+
+
+def _first_meeting(variant: Variant, runs: dict[str, float]) -> str:
+    from studytui.practice.handcalc import HandError, evaluate
+
+    p = variant.problem
+    try:
+        target = evaluate(render(p.target, variant.values), {})
+    except HandError as exc:
+        raise ProblemBroken(f"problem '{p.id}': target: {exc}") from None
+    if isinstance(target, (bool, str)):
+        raise ProblemBroken(f"problem '{p.id}': target {p.target!r} is not a number")
+    for choice in variant.listed_choices:
+        value = runs[choice]
+        # "At most" and "at least" include the target itself (occupancy steps land on it exactly).
+        on_target = math.isclose(value, target, rel_tol=1e-9)
+        if on_target or ((value <= target) if p.pick == "first_at_most" else (value >= target)):
+            return choice
+    raise ProblemBroken(f"problem '{p.id}' (seed {variant.seed}): no choice meets the target {p.target!r}")
+
+
+def _norm(text: str) -> str:
+    """A choice as typed, compared loosely: case, hyphens, underscores and spaces do not matter,
+    and '-bound' / ' bound' is dropped ('Memory-bound' is 'memory')."""
+    words = re.sub(r"[\s_\-]+", " ", text.strip().lower()).strip()
+    return re.sub(r"\s*bound$", "", words).strip() or words
 
 
 def parse_choice(variant: Variant, answer: str) -> str:
-    """A choice by its label (any case) or its number (1-based)."""
+    """A choice by its label (any case, '-bound' allowed), its number as shown (1-based), or a
+    prefix of at least three letters that only one choice starts with."""
     text = str(answer).strip()
     choices = variant.choices
     if len(text) > 60:
@@ -119,6 +180,14 @@ def parse_choice(variant: Variant, answer: str) -> str:
             return c
     if text.isdigit() and 1 <= int(text) <= len(choices):
         return choices[int(text) - 1]
+    typed = _norm(text)
+    loose = [c for c in choices if _norm(c) == typed]
+    if len(loose) == 1:
+        return loose[0]
+    if len(typed) >= 3:
+        starts = [c for c in choices if _norm(c).startswith(typed)]
+        if len(starts) == 1:
+            return starts[0]
     listed = ", ".join(f"{i}) {c}" for i, c in enumerate(choices, 1))
     raise UsageError(f"answer: {text!r} is not one of the choices: {listed}")
 
@@ -148,7 +217,8 @@ def grade(variant: Variant, answer: str, misses_before: int = 0, reveal: bool = 
         assert given is not None and exp.value is not None
         rel = abs(given - exp.value) / abs(exp.value) if exp.value else (0.0 if given == 0 else math.inf)
         correct = rel <= p.tolerance
-    g = Grade(p.id, variant.seed, str(answer), correct, exp, given=given, relative_error=rel if rel is None or math.isfinite(rel) else None)
+    g = Grade(p.id, variant.seed, str(answer), correct, exp, given=given, relative_error=rel if rel is None or math.isfinite(rel) else None,
+              unit=p.unit, slips=variant_slips(variant) if not correct else ())
     hints = variant.hints
     if not correct and hints:
         g.hint = hints[min(misses_before, len(hints) - 1)]
@@ -157,14 +227,67 @@ def grade(variant: Variant, answer: str, misses_before: int = 0, reveal: bool = 
     return g
 
 
-def miss_text(result: Grade, tolerance: float) -> str:
-    """How far off a wrong answer is, in words a learner can use ('38% too high', '12 times too low')."""
+# Factors a slip is off by, whatever the problem: a unit a power of 1000 or 1024 away, GB read
+# as GiB (or back), a factor of 2. `{unit}` is the question's unit.
+_UNIT = "a unit slip: the answer is in {unit}, and a bare number is read in {unit}"
+_GENERAL_SLIPS: tuple[tuple[float, str], ...] = (
+    (1e3, _UNIT), (1e6, _UNIT), (1e9, _UNIT), (1e12, _UNIT),
+    (1024.0, _UNIT + " (KiB, MiB and GiB are 1024 apart)"),
+    (1024.0**2, _UNIT + " (KiB, MiB and GiB are 1024 apart)"),
+    (1024.0**3, _UNIT + " (B and GiB are 2^30 apart)"),
+    (2.0**30 / 1e9, "exactly the gap between GiB and GB (1 GiB = 2^30 B = 1.074 x 10^9 B): check which one the question uses"),
+    (2.0**20 / 1e6, "exactly the gap between MiB and MB (1 MiB = 2^20 B = 1.049 x 10^6 B): check which one the question uses"),
+    (2.0**40 / 1e12, "exactly the gap between TiB and TB (1 TiB = 2^40 B = 1.1 x 10^12 B): check which one the question uses"),
+    (2.0, "a factor of 2: a multiply-add is 2 FLOPs, a bidirectional link figure is twice the one-way rate, "
+          "causal attention computes half the scores"),
+)
+
+
+def slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "") -> str | None:
+    """The slip a miss looks like, if one explains it: the problem's own first, then the general ones."""
+    if result.given is None or result.expected.value is None or result.given <= 0 or result.expected.value <= 0:
+        return None
+    ratio = max(result.given, result.expected.value) / min(result.given, result.expected.value)
+    candidates = list(problem_slips)
+    if unit == "%":
+        candidates.append((100.0, "a factor of 100: the answer is a percentage (62%, not 0.62)"))
+    candidates.extend(_GENERAL_SLIPS)
+    for factor, says in candidates:
+        if factor > 1 and abs(ratio / factor - 1) <= 0.015:
+            return says.replace("{unit}", unit or "plain numbers")
+    return None
+
+
+def variant_slips(variant: Variant) -> tuple[tuple[float, str], ...]:
+    """The problem's own slips with this variant's numbers: (factor, what it means)."""
+    from studytui.practice.handcalc import HandError, evaluate
+
+    out = []
+    for factor, says in variant.problem.slips:
+        try:
+            value = evaluate(render(factor, variant.values), {})
+        except HandError:
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1:
+            out.append((float(value), render(says, variant.values)))
+    return tuple(out)
+
+
+def miss_text(result: Grade, tolerance: float, problem_slips: tuple[tuple[float, str], ...] | None = None, unit: str | None = None) -> str:
+    """How far off a wrong answer is, in words a learner can use ('38% too high', '64 times too
+    low'): too high and too low read alike, and a miss that looks like a known slip names it."""
     if result.relative_error is None or result.given is None or result.expected.value is None:
         return "Not yet: that is not the answer."
     given, want = result.given, result.expected.value
     high = given > want
-    if result.relative_error < 2 or given == 0:
+    direction = "too high" if high else "too low"
+    if given == 0 or want == 0:
         size = f"{result.relative_error:.0%}"
     else:
-        size = f"{(given / want if high else want / given):.3g} times"
-    return f"Not yet: {size} too {'high' if high else 'low'} (within {tolerance:.0%} counts)."
+        ratio = max(given, want) / min(given, want)
+        size = f"{abs(given - want) / want:.0%}" if ratio < 1.5 else f"{ratio:.0f} times" if ratio >= 100 else f"{ratio:.3g} times"
+    text = f"Not yet: {size} {direction} (within {tolerance:.0%} counts)."
+    found = slip(result, result.slips if problem_slips is None else problem_slips, result.unit if unit is None else unit)
+    if found:
+        text += f" That looks like {found}."
+    return text

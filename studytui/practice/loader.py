@@ -16,14 +16,17 @@ from typing import Any, TypeGuard
 from studytui.core.errors import ContentError
 from studytui.guide.yamlio import YamlFile, YamlPath
 from studytui.practice.answers import UNITS
-from studytui.practice.model import DEFAULT_TOLERANCE, KINDS, MAX_HINTS, PICKS, Problem
+from studytui.practice.model import DEFAULT_TOLERANCE, KINDS, MAX_HINTS, PICKS, TARGET_PICKS, GivenSpec, Problem
 
 PROBLEMS_DIR = "problems"
 FILE_KEYS = {"section", "problems"}
 PROBLEM_KEYS = {
     "id", "title", "entries", "kind", "params", "question", "calc", "unit", "tolerance", "choices", "hints", "notice",
+    "skill", "given", "by_hand", "slips",
 }
-CALC_KEYS = {"name", "args", "answer", "pick"}
+CALC_KEYS = {"name", "args", "answer", "pick", "target"}
+GIVEN_SOURCES = ("gpu", "model", "cc")
+GIVEN_KEYS = {"gpu", "model", "cc", "figures", "as", "name", "text", "value"}
 
 
 @dataclass
@@ -112,6 +115,7 @@ class _Reader:
         args: Any
         answer: Any
         pick: Any
+        target: Any = ""
         name = args = answer = pick = None
         if not isinstance(calc, dict):
             self.add(where + ("calc",), "'calc' must be a mapping with name, args and answer")
@@ -120,6 +124,11 @@ class _Reader:
                 if key not in CALC_KEYS:
                     self.add(where + ("calc", key), f"unknown field '{key}' (fields: {', '.join(sorted(CALC_KEYS))})")
             name, args, answer, pick = calc.get("name"), calc.get("args", {}), calc.get("answer"), calc.get("pick")
+            target = calc.get("target", "")
+            if pick in TARGET_PICKS and not (_text(target) or _scalar(target)):
+                self.add(where + ("calc", "pick"), f"'pick: {pick}' needs 'target' (the threshold, units allowed)")
+            if target not in ("", None) and pick not in TARGET_PICKS:
+                self.add(where + ("calc", "target"), f"'target' is for 'pick: {' or '.join(TARGET_PICKS)}' only")
             if not _text(name):
                 self.add(where + ("calc",), "'calc.name' must name a calculator")
             if not isinstance(args, dict) or not all(isinstance(k, str) and (_scalar(v) or isinstance(v, bool)) for k, v in args.items()):
@@ -158,6 +167,29 @@ class _Reader:
         notice = raw.get("notice", "")
         if not _text(notice):
             self.add(where + ("notice",), "'notice' is required: one or two sentences on what to notice")
+        skill = raw.get("skill")
+        if not (_text(skill) and skill == skill.strip().lower() and " " not in skill):
+            self.add(where + ("skill",), "'skill' is required: a lower-case slug naming the skill practised, e.g. 'ridge-point'")
+        given = self.given(where, raw.get("given", []))
+        by_hand = raw.get("by_hand")
+        if by_hand is None:
+            self.add(where + ("by_hand",), "'by_hand' is required: the worked solution's arithmetic as one expression")
+        elif kind == "choice":
+            if not (isinstance(by_hand, dict) and by_hand and all(isinstance(k, str) and _text(v) for k, v in by_hand.items())):
+                self.add(where + ("by_hand",), "a choice problem's 'by_hand' maps each choice to an expression")
+            elif isinstance(choices, list) and set(by_hand) - {"let"} != {str(c) for c in choices}:
+                self.add(where + ("by_hand",), f"'by_hand' must name every choice exactly (and may add 'let', steps shared by all): "
+                                               f"{', '.join(map(str, choices))}")
+        elif not (_text(by_hand) or _scalar(by_hand)):
+            self.add(where + ("by_hand",), "'by_hand' is one expression (numbers, names, + - * / ** and min/max/ceil/floor/sqrt/log2)")
+        slips = raw.get("slips", [])
+        good_slips = isinstance(slips, list) and all(
+            isinstance(s, dict) and set(s) == {"factor", "says"} and (_text(s["factor"]) or _scalar(s["factor"])) and _text(s["says"])
+            for s in slips
+        )
+        if not good_slips:
+            self.add(where + ("slips",), "'slips' lists {factor: ..., says: ...}: a factor a common slip is off by, and what it is")
+            slips = []
         if len(self.errors) > start:
             return None
         return Problem(
@@ -165,8 +197,62 @@ class _Reader:
             question=" ".join(raw["question"].split()), calc_name=name, calc_args=dict(args), answer_key=answer,
             params=params, pick=pick, unit=unit if kind == "number" else "", tolerance=float(tolerance),
             choices=tuple(choices), hints=tuple(" ".join(h.split()) for h in hints), notice=" ".join(notice.split()),
+            skill=str(skill), given=given,
+            by_hand={str(k): " ".join(str(v).split()) for k, v in by_hand.items()} if isinstance(by_hand, dict)
+            else " ".join(str(by_hand).split()),
+            target=str(target or ""), slips=tuple((str(s["factor"]), " ".join(str(s["says"]).split())) for s in slips),
             source_file=self.yf.display, index=index,  # the line is found only when a message needs it
         )
+
+    def given(self, where: YamlPath, raw: Any) -> tuple[GivenSpec, ...]:
+        from studytui.practice.given import CC_FIGURES, GPU_FIGURES, MODEL_FIGURES
+
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.add(where + ("given",), "'given' lists the figures shown under the question")
+            return ()
+        out: list[GivenSpec] = []
+        for i, item in enumerate(raw):
+            at = where + ("given", i)
+            if not isinstance(item, dict):
+                self.add(at, "a given item is a mapping: {gpu|model|cc: ..., figures: [...]} or {name, text, value}")
+                continue
+            unknown = [k for k in item if k not in GIVEN_KEYS]
+            if unknown:
+                self.add(at + (unknown[0],), f"unknown field '{unknown[0]}' (fields: {', '.join(sorted(GIVEN_KEYS))})")
+                continue
+            sources = [k for k in GIVEN_SOURCES if k in item]
+            if not sources:
+                if not (_text(item.get("name")) and str(item["name"]).isidentifier() and _text(item.get("text"))
+                        and (_text(item.get("value")) or _scalar(item.get("value")))):
+                    self.add(at, "a stated value needs 'name' (an identifier), 'text' (the line shown) and 'value'")
+                    continue
+                out.append(GivenSpec("value", name=item["name"], text=" ".join(item["text"].split()), value=str(item["value"])))
+                continue
+            if len(sources) > 1 or "name" in item or "text" in item or "value" in item:
+                self.add(at, "a given item names one of gpu, model or cc, with its figures")
+                continue
+            source = sources[0]
+            figures = item.get("figures")
+            known: tuple[str, ...] = {"gpu": GPU_FIGURES, "model": MODEL_FIGURES, "cc": tuple(CC_FIGURES)}[source]
+            if not (isinstance(figures, list) and figures and all(isinstance(f, str) for f in figures)):
+                self.add(at + ("figures",), f"'figures' lists what to show (known: {', '.join(known)})")
+                continue
+            bad = [f for f in figures if f not in known and "{" not in f and not (source == "gpu" and f.startswith("peak_"))]
+            if bad:
+                self.add(at + ("figures",), f"unknown {source} figure '{bad[0]}' (known: {', '.join(known)})")
+                continue
+            prefix = item.get("as", "")
+            if prefix and not (isinstance(prefix, str) and prefix.isidentifier()):
+                self.add(at + ("as",), "'as' is a short identifier the figures' names start with")
+                continue
+            ref = item[source]
+            if not (_text(ref) or _scalar(ref)):
+                self.add(at + (source,), f"'{source}' names the {source} (a template such as '{{gpu.id}}')")
+                continue
+            out.append(GivenSpec(source, ref=str(ref), figures=tuple(figures), prefix=prefix))
+        return tuple(out)
 
     def params(self, where: YamlPath, raw: Any) -> dict[str, tuple[Any, ...]]:
         if raw is None:

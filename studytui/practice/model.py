@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 KINDS = ("number", "choice")
-PICKS = ("min", "max")
+# Picking problems run the calculator once per choice: the choice with the smallest (largest)
+# answer, or the first choice in the listed order whose answer is at most (at least) `target`.
+PICKS = ("min", "max", "first_at_most", "first_at_least")
+TARGET_PICKS = ("first_at_most", "first_at_least")
 DEFAULT_TOLERANCE = 0.05
 MAX_HINTS = 3
 SEED_LIMIT = 2**31 - 1
@@ -20,6 +23,20 @@ CHOICE_PARAM = "choice"  # in a picking problem's args: the choice being run
 
 class TemplateError(ValueError):
     """A template names a parameter (or a field of one) that the problem does not define."""
+
+
+@dataclass(frozen=True)
+class GivenSpec:
+    """One item of a problem's `given` list (see practice.given): figures of a GPU, a model or a
+    compute capability (`ref` is a template naming it), or one stated value of the problem's own."""
+
+    source: str  # gpu | model | cc | value
+    ref: str = ""
+    figures: tuple[str, ...] = ()
+    prefix: str = ""  # names become PREFIX_figure (two GPUs in one problem)
+    name: str = ""  # source 'value': the name, the line shown and the value (an expression, units allowed)
+    text: str = ""
+    value: str = ""
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,14 @@ class Problem:
     choices: tuple[str, ...] = ()
     hints: tuple[str, ...] = ()
     notice: str = ""
+    skill: str = ""
+    given: tuple[GivenSpec, ...] = ()
+    # The worked solution's arithmetic over the question's numbers and the given names: one
+    # expression (number problems), or one per choice template (choice problems: a condition, or
+    # for picking problems the value compared).
+    by_hand: str | Mapping[str, str] | None = None
+    target: str = ""  # picking problems with a target: the threshold, an expression (units allowed)
+    slips: tuple[tuple[str, str], ...] = ()  # (factor template, what that factor means in this problem)
     source_file: str = ""
     index: int = 0  # position in its file's problem list (ProblemSet.line_of finds any field's line)
 
@@ -48,6 +73,13 @@ class Problem:
         for values in self.params.values():
             n *= max(1, len(values))
         return n
+
+    def all_values(self) -> list[dict[str, Any]]:
+        """Every combination of parameter values (the whole variant space, for checks and tests)."""
+        combos: list[dict[str, Any]] = [{}]
+        for name, options in self.params.items():
+            combos = [{**c, name: o} for c in combos for o in options]
+        return combos
 
     def variant(self, seed: int) -> "Variant":
         """The parameters a seed draws: the same seed always gives the same variant."""
@@ -96,8 +128,23 @@ class Variant:
         return render(self.problem.question, self.values)
 
     @property
-    def choices(self) -> tuple[str, ...]:
+    def listed_choices(self) -> tuple[str, ...]:
+        """The choices in the order the problem lists them (what `first_at_most` walks)."""
         return tuple(render(c, self.values) for c in self.problem.choices)
+
+    @property
+    def choice_order(self) -> tuple[int, ...]:
+        """The order this variant shows the choices in: a shuffle fixed by the problem and seed, so
+        the right answer sits at no fixed place."""
+        order = list(range(len(self.problem.choices)))
+        random.Random(f"{self.problem.id}:{self.seed}:order").shuffle(order)
+        return tuple(order)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """The choices as shown (and numbered) to the learner."""
+        listed = self.listed_choices
+        return tuple(listed[i] for i in self.choice_order)
 
     def args(self, choice: str | None = None) -> dict[str, str]:
         """The calculator's arguments as a person would type them (strings, units allowed)."""
@@ -119,10 +166,12 @@ class Variant:
 
     def calc_call(self) -> dict[str, Any]:
         """The exact calculator call that grades this variant (what `practice show --json` prints)."""
-        call: dict[str, Any] = {"name": self.problem.calc_name, "answer_key": self.problem.answer_key}
+        call: dict[str, Any] = {"name": self.problem.calc_name, "answer_key": render(self.problem.answer_key, self.values)}
         if self.problem.pick:
-            call["args"] = {c: self.args(c) for c in self.choices}
+            call["args"] = {c: self.args(c) for c in self.listed_choices}
             call["pick"] = self.problem.pick
+            if self.problem.target:
+                call["target"] = render(self.problem.target, self.values)
         else:
             call["args"] = self.args()
         return call

@@ -86,10 +86,19 @@ def due(review_map: Mapping[str, Review], now: _dt.datetime, known: Iterable[str
     return sorted(items, key=lambda r: r.due)
 
 
+REVEALED = "(solution shown)"  # the answer recorded when a learner sees the solution before a right answer
+
+
 def current_seed(attempts: Sequence[Attempt]) -> int:
-    """The variant a learner works on now: a new one after each correct answer, the same one after
-    a miss (so hints apply to the numbers on screen)."""
-    return sum(1 for a in attempts if a.correct)
+    """The variant a learner works on now: a new one after each correct answer and after each
+    solution shown before one (a revealed variant is spent), the same one after a miss (so hints
+    apply to the numbers on screen)."""
+    return sum(1 for a in attempts if a.correct or a.answer == REVEALED)
+
+
+def revealed(attempts: Sequence[Attempt], seed: int) -> bool:
+    """Whether the solution of this variant was shown before it was answered right."""
+    return any(a.seed == seed and a.answer == REVEALED for a in attempts)
 
 
 def misses_since_hit(attempts: Sequence[Attempt]) -> int:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from studytui.guide.model import Guide, Section
     from studytui.store.store import Store
 
-REVEALED = "(solution shown)"  # the answer recorded when a learner asks for the solution first
+REVEALED = schedule.REVEALED  # the answer recorded when a learner asks for the solution first
 
 
 def _utcnow() -> _dt.datetime:
@@ -86,27 +86,38 @@ class Practice:
         return self.get(problem_id).variant(self.seed(problem_id, seed))
 
     def answer(self, problem_id: str, value: str, seed: Any = None, reveal: bool = False) -> Grade:
-        """Grade and record one attempt. Bad input raises UsageError and records nothing."""
+        """Grade and record one attempt. Bad input raises UsageError and records nothing.
+
+        A variant whose solution was shown is spent: an answer to it is graded (so the learner sees
+        whether the worked solution was understood) but not recorded, and `counted` says so. A miss
+        answered with `reveal` shows the solution, so it spends the variant too."""
         problem = self.get(problem_id)
         self.refresh()  # another process (the app, a second shell) may have recorded attempts
         chosen = self.seed(problem_id, seed)
         history = [a for a in self.attempts(problem_id) if a.seed == chosen]
         result = grade(problem.variant(chosen), value, misses_before=schedule.misses_since_hit(history), reveal=reveal)
+        if schedule.revealed(history, chosen):
+            result.counted = False
+            return result
         self.store.record_attempt(problem_id, chosen, str(value).strip(), result.correct, result.relative_error)
+        if reveal and not result.correct:
+            self.store.record_attempt(problem_id, chosen, REVEALED, False, None)
         self.refresh()
         return result
 
     def reveal(self, problem_id: str, seed: Any = None) -> list[str]:
         """The worked solution on request. Before a right answer it counts as a miss (recorded),
-        so the review schedule stays honest; the variant stays the same."""
+        so the review schedule stays honest, and the variant is spent: the next one is new, and an
+        answer to this one is no longer recorded."""
         from studytui.practice.grading import expected, solution
 
         problem = self.get(problem_id)
         chosen = self.seed(problem_id, seed)
         variant = problem.variant(chosen)
         lines = solution(variant, expected(variant))
-        solved = any(a.correct and a.seed == chosen for a in self.attempts(problem_id))
-        if not solved:
+        history = self.attempts(problem_id)
+        solved = any(a.correct and a.seed == chosen for a in history)
+        if not solved and not schedule.revealed(history, chosen):
             self.store.record_attempt(problem_id, chosen, REVEALED, False, None)
             self.refresh()
         return lines

@@ -117,7 +117,7 @@ class Opened:
     def text(self) -> io.TextIOWrapper:
         """The content as text, decoded as it is read (UTF-8, or UTF-16 with its byte-order mark:
         PowerShell's `>` writes ncu's CSV that way)."""
-        return io.TextIOWrapper(self._buffered, encoding=self.encoding, errors="strict", newline="")  # type: ignore[arg-type]
+        return io.TextIOWrapper(self._buffered, encoding=self.encoding, errors="strict", newline="")
 
     def head_text(self) -> str:
         """The first bytes decoded (a character cut at the end is dropped)."""

@@ -5,8 +5,12 @@ Before migrating a database that already holds data, the whole file is copied (S
 backup, so the WAL is included) to `NAME.backup-vOLD-TIMESTAMP`; then every pending migration and
 the version bump run in one transaction, so a crash or an error leaves the old version intact.
 
-Migrations are plain SQL statements: nothing beyond the standard library runs when a store is
-created or migrated.
+A new store is created from plain SQL statements (`LATEST_STATEMENTS`, written exactly as
+sqlite-utils generates the current schema; a test compares the two), so the first run loads
+nothing beyond the standard library. Migrating an existing file, rarer and harder to get right by
+hand, goes through sqlite-utils (`Table.create`, `create_index`, `add_column`, `transform()` for
+the changes SQLite's ALTER TABLE cannot make), imported only when a migration runs; see
+`utils_db`. Reads and everyday writes never load it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import sqlite3
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -86,27 +90,65 @@ def create_v1(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def utils_db(conn: sqlite3.Connection) -> Any:
+    """sqlite-utils over `conn`, inside the transaction `migrate` holds (its own writes nest as
+    savepoints, so a failed migration still rolls back whole). Imported here, when a migration
+    or an export/import runs: loading it takes longer than the rest of the store."""
+    import sqlite_utils
+
+    db = sqlite_utils.Database(conn, recursive_triggers=False, execute_plugins=False)
+    # Whether this SQLite has INSERT ... ON CONFLICT (3.24, 2018): sqlite-utils would find out by
+    # creating, filling and dropping a probe table in the learner's database.
+    db._supports_on_conflict = sqlite3.sqlite_version_info >= (3, 24, 0)
+    return db
+
+
 def create_v2(conn: sqlite3.Connection) -> None:
     """Practice attempts (additive: nothing in v1 changes). Each row is one graded answer; the
     review schedule is replayed from these rows, so merging two stores merges schedules too."""
-    conn.execute(
-        "CREATE TABLE attempts (id INTEGER PRIMARY KEY, at TEXT NOT NULL, problem_id TEXT NOT NULL, "
-        "seed INTEGER NOT NULL, answer TEXT NOT NULL, correct INTEGER NOT NULL, relative_error REAL)"
+    attempts = utils_db(conn)["attempts"]
+    attempts.create(
+        {"id": int, "at": str, "problem_id": str, "seed": int, "answer": str, "correct": int, "relative_error": float},
+        pk="id", not_null={"at", "problem_id", "seed", "answer", "correct"},
     )
     # The natural key: an attempt imported twice (or from two devices' exports) is stored once.
-    conn.execute("CREATE UNIQUE INDEX attempts_key ON attempts (problem_id, at, seed, answer)")
+    attempts.create_index(["problem_id", "at", "seed", "answer"], index_name="attempts_key", unique=True)
 
 
 def drop_note_index_v3(conn: sqlite3.Connection) -> None:
-    """Drop the full-text index over notes that v1 created: search builds its own index over
-    entries and notes in memory, so this one was maintained on every write for nothing."""
-    for trigger in ("entries_ai", "entries_ad", "entries_au"):
-        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-    conn.execute("DROP TABLE IF EXISTS entries_fts")  # its shadow tables go with it
+    """Drop the full-text index over notes that v1 created (its table, shadow tables and
+    triggers): search builds its own index over entries and notes in memory, so this one was
+    maintained on every write for nothing."""
+    utils_db(conn)["entries"].disable_fts()
 
 
 MIGRATIONS: dict[int, Migration] = {1: create_v1, 2: create_v2, 3: drop_note_index_v3}
 SCHEMA_VERSION = max(MIGRATIONS)
+
+# A new store at SCHEMA_VERSION in one step: what MIGRATIONS 1 to SCHEMA_VERSION leave, written
+# exactly as sqlite-utils writes it (tests/test_store_schema.py runs the migrations and compares
+# sqlite_master), so creating a store needs only the standard library. A new migration adds its
+# statements here too. (Stores created before sqlite-utils came back wrote the attempts table in
+# a shorter form of the same SQL: the same columns, types, key and index.)
+LATEST_STATEMENTS = tuple(s for s in V1_STATEMENTS if "entries_fts" not in s) + (
+    """CREATE TABLE "attempts" (
+   "id" INTEGER PRIMARY KEY,
+   "at" TEXT NOT NULL,
+   "problem_id" TEXT NOT NULL,
+   "seed" INTEGER NOT NULL,
+   "answer" TEXT NOT NULL,
+   "correct" INTEGER NOT NULL,
+   "relative_error" REAL
+)""",
+    """CREATE UNIQUE INDEX "attempts_key"
+    ON "attempts" ("problem_id", "at", "seed", "answer")""",
+)
+
+
+def create_latest(conn: sqlite3.Connection) -> None:
+    """A new, empty database at SCHEMA_VERSION (the standard library only)."""
+    for statement in LATEST_STATEMENTS:
+        conn.execute(statement)
 
 # Stamped in the file header (`PRAGMA application_id`, "STTY") so a foreign SQLite file that happens
 # to be named studytui.db is recognised and never migrated. Not part of the schema version: older
@@ -226,13 +268,20 @@ def migrate(
         if current >= target:
             conn.execute("COMMIT")
             return None
-        if current > 0 or _has_tables(conn):
+        fresh = current == 0 and not _has_tables(conn)
+        if not fresh:
             backup = backup_copy(db_path, current)
-        for version in range(current + 1, target + 1):
+        if fresh and migrations is MIGRATIONS:
             try:
-                migrations[version](conn)
+                create_latest(conn)  # the first run: no migration to replay, nothing to import
             except Exception as exc:
-                raise MigrationFailed(current, version, exc) from exc
+                raise MigrationFailed(current, target, exc) from exc
+        else:
+            for version in range(current + 1, target + 1):
+                try:
+                    migrations[version](conn)
+                except Exception as exc:
+                    raise MigrationFailed(current, version, exc) from exc
         conn.execute(f"PRAGMA user_version = {int(target)}")
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute("COMMIT")

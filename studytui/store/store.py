@@ -8,8 +8,10 @@ Durability rules, and why:
 - a damaged file is never written to, replaced or deleted: it is left where it is and the error
   names it, so the learner (or a backup tool) still has every byte.
 
-Only the standard library's sqlite3 is used, on the read path and when a database is created or
-migrated (`schema.py` holds the statements).
+Reads and everyday writes use the standard library's sqlite3 alone, and so does creating a new
+database (`schema.py` holds the statements). Migrating an older file, `export_json` and
+`import_json` go through sqlite-utils (`schema.utils_db`: `rows_where`, `insert_all`,
+`upsert_all`), imported only when they run.
 """
 
 from __future__ import annotations
@@ -749,16 +751,19 @@ class Store:
 
     # -- export / import --------------------------------------------------------------------
 
-    def _rows(self, conn: sqlite3.Connection, sql: str, key: Callable[[tuple[Any, ...]], Any]) -> list[tuple[Any, ...]]:
-        """All rows of `sql` (which ends in "ORDER BY id" or similar). In a damaged file, every
-        row that can still be read: forwards up to the damage, then backwards from the end."""
+    def _rows(self, conn: sqlite3.Connection, table: str, columns: str, order: str,
+              key: Callable[[tuple[Any, ...]], Any], db: Any = None) -> list[tuple[Any, ...]]:
+        """All rows of `columns` of `table` in `order` (sqlite-utils' rows_where over `db`). In a
+        damaged file, every row that can still be read, by plain SQL: forwards up to the damage,
+        then backwards from the end."""
+        sql = f"SELECT {columns} FROM {table} ORDER BY {order}"
         if not self.damaged:
-            try:
-                return conn.execute(sql).fetchall()
-            except sqlite3.OperationalError as exc:
-                if self._older_schema and "no such table" in str(exc):
-                    return []
-                raise
+            if not db[table].exists():
+                if self._older_schema:
+                    return []  # a table a newer schema adds (attempts, in a version 1 file)
+                raise sqlite3.OperationalError(f"no such table: {table}")
+            names = [c.strip() for c in columns.split(",")]
+            return [tuple(row[n] for n in names) for row in db[table].rows_where(select=columns, order_by=order)]
         rows: dict[Any, tuple[Any, ...]] = {}
         for order in ("", " DESC"):
             try:
@@ -782,23 +787,23 @@ class Store:
             attempts: list[dict[str, Any]] = []
             last_viewed = None
             if conn is not None:
+                db = None if self.damaged else schema.utils_db(conn)
                 # One read transaction so the backup is a consistent snapshot.
                 conn.execute("BEGIN")
                 try:
-                    rows = self._rows(conn, f"SELECT id, {_ENTRY_COLUMNS} FROM entries ORDER BY id", lambda r: r[0])
+                    rows = self._rows(conn, "entries", f"id, {_ENTRY_COLUMNS}", "id", lambda r: r[0], db)
                     entries = [_progress(r[1:]).to_dict() for r in sorted(rows)]
                     sections = [
                         {"section_id": s, "note": n, "updated_at": u}
                         for s, n, u in sorted(self._rows(
-                            conn, "SELECT section_id, note, updated_at FROM section_notes ORDER BY section_id",
-                            lambda r: r[0],
+                            conn, "section_notes", "section_id, note, updated_at", "section_id", lambda r: r[0], db,
                         ))
                     ]
                     ui = {
                         k: _loads(v, v)
-                        for k, v in sorted(self._rows(conn, "SELECT key, value FROM ui_state ORDER BY key", lambda r: r[0]))
+                        for k, v in sorted(self._rows(conn, "ui_state", "key, value", "key", lambda r: r[0], db))
                     }
-                    rows = self._rows(conn, "SELECT id, at, kind, entry_id, section_id, data FROM events ORDER BY id", lambda r: r[0])
+                    rows = self._rows(conn, "events", "id, at, kind, entry_id, section_id, data", "id", lambda r: r[0], db)
                     events = [
                         {"at": a, "kind": k, "entry_id": e, "section_id": s, "data": _event_data(d)}
                         for _, a, k, e, s, d in sorted(rows, key=lambda r: (str(r[1]), r[0]))
@@ -811,8 +816,7 @@ class Store:
                         row = None
                     last_viewed = row[0] if row else None
                     rows = self._rows(
-                        conn, "SELECT id, at, problem_id, seed, answer, correct, relative_error FROM attempts ORDER BY id",
-                        lambda r: r[0],
+                        conn, "attempts", "id, at, problem_id, seed, answer, correct, relative_error", "id", lambda r: r[0], db,
                     )
                     attempts = [
                         Attempt(a, p, s, ans, bool(c), r).to_dict()
@@ -860,12 +864,14 @@ class Store:
         report = ImportReport(source=source)
         incoming_history = _incoming_note_texts(parsed.events)
         with self._writing() as conn:
+            db = schema.utils_db(conn)  # the merge's writes: upsert_all / insert_all, in this transaction
+            put: list[EntryProgress] = []  # entry ids are unique in an export (_parse_export), so written at the end
             for incoming in parsed.entries:
                 local = self._get(conn, incoming.entry_id)
                 if incoming.entry_id not in known:
                     report.orphans.append(incoming.entry_id)
                 if local is None:
-                    self._put(conn, incoming)
+                    put.append(incoming)
                     report.entries_added += 1
                     continue
                 base = None
@@ -882,11 +888,12 @@ class Store:
                     # Two notes merged (both kept around a marker) may pass the limit each is within.
                     check_note(merged.progress.note, f"the note on '{incoming.entry_id}', merged with the imported one,", tail="")
                 if merged.progress != local:
-                    self._put(conn, merged.progress)
+                    put.append(merged.progress)
                 report.states_updated += merged.state_changed
                 report.notes_updated += merged.note_changed
                 if merged.note_conflicted:
                     report.notes_conflicted.append(incoming.entry_id)
+            db["entries"].upsert_all((p._asdict() for p in put), pk="entry_id")
             for section_id, note, updated_at in parsed.section_notes:
                 row = conn.execute(
                     "SELECT note, updated_at FROM section_notes WHERE section_id = ?", (section_id,)
@@ -903,31 +910,30 @@ class Store:
                     check_note(text, f"the note on section '{section_id}', merged with the imported one,", tail="")
                 if row is None or text != local_note:
                     at = max(filter(None, (local_at, updated_at)), default=None) if row else updated_at
-                    conn.execute(
-                        "INSERT INTO section_notes (section_id, note, updated_at) VALUES (?, ?, ?) "
-                        "ON CONFLICT(section_id) DO UPDATE SET note = excluded.note, updated_at = excluded.updated_at",
-                        (section_id, text, at),
-                    )
+                    # One at a time: a section listed twice merges the second into the first.
+                    db["section_notes"].upsert({"section_id": section_id, "note": text, "updated_at": at}, pk="section_id")
                     report.section_notes_updated += 1
             seen = {
                 (a, k, e, s, d)
                 for a, k, e, s, d in conn.execute("SELECT at, kind, entry_id, section_id, data FROM events")
             }
+            new_events = []
             for key in parsed.events:
                 if key not in seen:
                     seen.add(key)
-                    conn.execute("INSERT INTO events (at, kind, entry_id, section_id, data) VALUES (?, ?, ?, ?, ?)", key)
-                    report.events_added += 1
-            for ui_key, value in parsed.ui.items():
-                conn.execute("INSERT OR IGNORE INTO ui_state (key, value) VALUES (?, ?)", (ui_key, _dumps(value)))
-            for a in parsed.attempts:
-                cursor = conn.execute(
-                    "INSERT OR IGNORE INTO attempts (at, problem_id, seed, answer, correct, relative_error) VALUES (?, ?, ?, ?, ?, ?)",
-                    (a.at, a.problem_id, a.seed, a.answer, int(a.correct), a.relative_error),
-                )
-                report.attempts_added += cursor.rowcount
+                    new_events.append(dict(zip(("at", "kind", "entry_id", "section_id", "data"), key)))
+            db["events"].insert_all(new_events)
+            report.events_added += len(new_events)
+            db["ui_state"].insert_all(({"key": k, "value": _dumps(v)} for k, v in parsed.ui.items()), ignore=True)
+            before = conn.total_changes
+            db["attempts"].insert_all(
+                ({"at": a.at, "problem_id": a.problem_id, "seed": a.seed, "answer": a.answer, "correct": int(a.correct),
+                  "relative_error": a.relative_error} for a in parsed.attempts),
+                ignore=True,  # the natural key (attempts_key): an attempt already here is not added twice
+            )
+            report.attempts_added += conn.total_changes - before
             if parsed.last_viewed is not None:
-                conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('last_viewed', ?)", (parsed.last_viewed,))
+                db["meta"].insert({"key": "last_viewed", "value": parsed.last_viewed}, ignore=True)
             summary = report.to_dict()
             summary.pop("source")
             self._log(conn, "import", self._clock(), data={"source": source, **summary})

@@ -13,8 +13,6 @@ Policy, kept deliberately simple:
 
 from __future__ import annotations
 
-import difflib
-import shlex
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
@@ -243,6 +241,9 @@ def resolve_entry(guide: Guide, entry_id: str) -> Entry:
 
 def unknown_entry_message(guide: Guide, entry_id: str) -> str:
     ids = [e.id for e in guide.entries]
+    import difflib
+    import shlex
+
     close = difflib.get_close_matches(entry_id, ids, n=3, cutoff=0.6)
     if not close:
         lowered = entry_id.lower()

@@ -22,12 +22,10 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from studytui.core.errors import StudyError
 from studytui.core.state import State
@@ -42,24 +40,27 @@ ELSEWHERE = "another studytui (the command line or a second window)"
 SAVE_ATTEMPTS = 3
 
 
-class SessionStore(Protocol):
-    """What a session needs from `studytui.store.Store` (tests pass fakes)."""
+if TYPE_CHECKING:  # only for type checking: a Protocol class costs its creation on every import
+    from typing import Protocol
 
-    def states(self) -> dict[str, EntryProgress]: ...
-    def progress(self, entry_id: str) -> EntryProgress: ...
-    def set_state(self, entry_id: str, state: str) -> None: ...
-    def mark_opened(self, entry_id: str) -> None: ...
-    def append_note(self, entry_id: str, text: str) -> None: ...
-    def replace_note(self, entry_id: str, expected: str, text: str) -> tuple[bool, EntryProgress]: ...
-    def data_version(self) -> int | None: ...
-    def last_viewed(self) -> str | None: ...
-    def set_last_viewed(self, entry_id: str) -> None: ...
-    def note_history(self, entry_id: str) -> list[NoteVersion]: ...
-    def restore_note(self, entry_id: str, number: int) -> bool: ...
-    def get_section_note(self, section_id: str) -> str: ...
-    def set_section_note(self, section_id: str, text: str) -> None: ...
-    @property
-    def read_only(self) -> bool: ...
+    class SessionStore(Protocol):
+        """What a session needs from `studytui.store.Store` (tests pass fakes)."""
+
+        def states(self) -> dict[str, EntryProgress]: ...
+        def progress(self, entry_id: str) -> EntryProgress: ...
+        def set_state(self, entry_id: str, state: str) -> None: ...
+        def mark_opened(self, entry_id: str) -> None: ...
+        def append_note(self, entry_id: str, text: str) -> None: ...
+        def replace_note(self, entry_id: str, expected: str, text: str) -> tuple[bool, EntryProgress]: ...
+        def data_version(self) -> int | None: ...
+        def last_viewed(self) -> str | None: ...
+        def set_last_viewed(self, entry_id: str) -> None: ...
+        def note_history(self, entry_id: str) -> list[NoteVersion]: ...
+        def restore_note(self, entry_id: str, number: int) -> bool: ...
+        def get_section_note(self, section_id: str) -> str: ...
+        def set_section_note(self, section_id: str, text: str) -> None: ...
+        @property
+        def read_only(self) -> bool: ...
 
 
 class NoteDraft:
@@ -470,9 +471,14 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _write_private(folder: Path, stamp: str, data: bytes) -> Path:
     """A new file in `folder` only this user can read (0600, created exclusively, with a name
-    nobody can guess), holding `data` on disk. A failed write leaves nothing behind."""
+    nobody can guess), holding `data` on disk: the file fsynced, then its folder (the one fsync
+    policy, `studytui.core.fileio`). A failed write leaves nothing behind."""
+    from studytui.core.fileio import fsync_folder, open_folder
+
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    import secrets
+
     for _ in range(8):
         path = folder / f"unsaved-notes-{stamp}-{secrets.token_hex(8)}.md"
         try:
@@ -487,6 +493,14 @@ def _write_private(folder: Path, stamp: str, data: bytes) -> Path:
             path.unlink(missing_ok=True)  # no empty or half file left behind (a full disk)
             raise
         os.close(fd)
+        try:
+            dir_fd = open_folder(folder)
+        except OSError:
+            return path  # best effort, as fsync_folder is: the file itself is on disk
+        try:
+            fsync_folder(dir_fd)  # the new name too
+        finally:
+            os.close(dir_fd)
         return path
     raise FileExistsError(errno.EEXIST, "no free file name", str(folder))
 
@@ -494,6 +508,8 @@ def _write_private(folder: Path, stamp: str, data: bytes) -> Path:
 def write_rescue_file(pending: Mapping[str, str], data_dir: Path, reason: str, err) -> Path | None:
     """Write notes the store refused to a private file (see `rescue_folders`) and say where; when
     no folder takes it, print the text itself. Returns the file's path, or None."""
+    from datetime import datetime, timezone
+
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     text = "".join(f"<!-- studytui note for {entry_id} -->\n{body}\n\n" for entry_id, body in pending.items())
     failures: list[str] = []

@@ -13,14 +13,21 @@ import gc
 import os
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, TextIO
 
 from studytui.core.errors import UsageError
+
+if TYPE_CHECKING:  # for the annotations only: Textual and the app load when the app starts
+    from textual.binding import Binding
+
+    from studytui.guide.model import Guide
+    from studytui.tui.app import StudyApp
+    from studytui.tui.registry import Registry
 
 SYNTHETIC_ENV = "STUDYTUI_SYNTHETIC"
 
 
-def _guide(args: argparse.Namespace):  # -> Guide
+def _guide(args: argparse.Namespace) -> Guide:
     synthetic = os.environ.get(SYNTHETIC_ENV)
     if synthetic:
         from studytui.guide.synthetic import synthetic_guide
@@ -67,6 +74,7 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
 
     guide = _guide(args)
     changes = _guide_changes(args)  # --readme: a bad file is one line and exit 2, before the app starts
+    profile_file = _profile_file(args)  # --profile-file: the same, for a file studytui refuses to read
     data = data_dir(getattr(args, "data_dir", None))
     guide, store = open_workspace(data_dir=data, guide=guide)  # the commands' rule: progress follows renamed entries
     try:
@@ -87,6 +95,13 @@ def _launch(args: argparse.Namespace, resume_gc: Callable[[], None] | None) -> i
                 app.push_screen(GuideChangesScreen(*changes))
 
             app.after_first_frame.append(show_changes)
+        if profile_file is not None:
+            from studytui.tui.profile import SCREEN_ID as PROFILE_SCREEN
+
+            def show_profile() -> None:
+                app.open_screen(PROFILE_SCREEN, path=profile_file)
+
+            app.after_first_frame.append(show_profile)
         try:
             app.run()
         finally:
@@ -115,7 +130,29 @@ def _guide_changes(args: argparse.Namespace) -> tuple | None:
     return changes.diff.readme, changes.diff.differences, changes.impacts
 
 
-def save_what_is_left(app, data: Path) -> Path | None:  # app: studytui.tui.app.StudyApp
+def _profile_file(args: argparse.Namespace) -> str | None:
+    """The absolute path of `--profile-file FILE`, read (and kept: the profile screen finds it
+    read), else None. ProfileError (one line, exit 2) for a file studytui will not read."""
+    path = getattr(args, "app_profile_file", None)
+    if not path:
+        return None
+    from studytui.profile import load_cached
+    from studytui.tui.profile import absolute
+
+    full = absolute(path)
+    try:
+        size = os.stat(full).st_size
+    except OSError:
+        size = 0
+    if size > 32 * 1024 * 1024:
+        from studytui.core.text import one_line
+
+        sys.stderr.write(f"studytui: reading {one_line(path)} ({size / 1e6:,.0f} MB)…\n")
+    load_cached(full)
+    return full
+
+
+def save_what_is_left(app: StudyApp, data: Path) -> Path | None:
     """Flush the note draft after the app has stopped. If the store refuses it, write the text to
     a private file (in the data directory, else $XDG_STATE_HOME/studytui) and say where, so no note is lost.
     Returns that file's path, or None when the store took the note."""
@@ -133,7 +170,7 @@ def checked_keymap(data: Path, registry) -> tuple[dict[str, str], list[str]]:
     return keymap, warnings + clashes
 
 
-def show_key_warnings(app, warnings: list[str], stream=None) -> None:  # app: studytui.tui.app.StudyApp
+def show_key_warnings(app: StudyApp, warnings: list[str], stream: TextIO | None = None) -> None:
     """keys.yaml warnings on stderr (seen after quitting) and, after the first frame, in the app.
     They quote the file (ids, keys, its path): one line each, control characters (an OSC 52
     clipboard write, a bidi override) shown escaped, and never read as markup."""
@@ -143,11 +180,14 @@ def show_key_warnings(app, warnings: list[str], stream=None) -> None:  # app: st
     for warning in warnings:
         shown = one_line(warning)
         stream.write(f"studytui: {shown}\n")
-        app.after_first_frame.append(
-            lambda w=shown: app.notify(w, title="keys.yaml", severity="warning", timeout=10, markup=False))
+
+        def notify(w: str = shown) -> None:
+            app.notify(w, title="keys.yaml", severity="warning", timeout=10, markup=False)
+
+        app.after_first_frame.append(notify)
 
 
-def _remappable():  # -> list[textual.binding.Binding]
+def _remappable() -> list[Binding]:
     """The app's and the main screen's bindings that have an id (the ones keys.yaml may remap)."""
     from textual.binding import Binding
 
@@ -164,7 +204,7 @@ def binding_keys(registry) -> dict[str, str]:
     return keys
 
 
-def binding_ids(registry) -> list[str]:  # registry: studytui.tui.registry.Registry
+def binding_ids(registry: Registry) -> list[str]:
     """Every binding id users may remap in keys.yaml."""
     ids = [b.id for b in _remappable() if b.id]
     ids += list(registry.screens)

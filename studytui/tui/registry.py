@@ -13,8 +13,9 @@ new screen is one module and no edit to the app:
         registry.add_command(PaletteCommand(title="Calculator: roofline", help="...",
                                             run=lambda host: host.open_screen("calculators", calc="roofline")))
 
-Modules listed in PLUGIN_MODULES are imported when present and skipped when not (the same
-pattern as the CLI's command modules).
+Every module listed in PLUGIN_MODULES is imported by `build_registry`; one that is missing raises
+(ImportError: it ships with the package, so that is a packaging error, never hidden), the same
+rule as the CLI's command modules.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ if TYPE_CHECKING:
 
     from studytui.tui.host import StudyHost
 
-# Optional screen modules; each exposes `register(registry)`. A module that is not there is
-# skipped, so a key such as `c` stays unbound until its screens exist.
-PLUGIN_MODULES = ("studytui.tui.calc", "studytui.tui.practice", "studytui.tui.plan")
+# The plug-in screen modules; each exposes `register(registry)`. `build_registry` imports every
+# one: a missing module raises rather than leaving its key unbound.
+PLUGIN_MODULES = ("studytui.tui.calc", "studytui.tui.practice", "studytui.tui.plan", "studytui.tui.profile")
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,16 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from studytui.calc.form_values import UI_DEFAULTS, as_text, initial_values
+from studytui.calc.form_values import as_text, initial_values
 from studytui.calc.forms import CALCULATORS
 from studytui.calc.hardware import load_catalog
 from studytui.tui.calc import prefs
 from studytui.tui.calc.gpu_info import available_dtypes, figure_rows, matches, provenance_lines
 from studytui.tui.calc.note_table import calculation_markdown
 from studytui.tui.calc.plot import Roof, decades, tick_label
+
+# Each calculator's starting example, from its spec (`CalcSpec.ui_defaults`).
+UI_DEFAULTS = {name: dict(spec.ui_defaults) for name, spec in CALCULATORS.items() if spec.ui_defaults}
 
 
 class FakeStore:

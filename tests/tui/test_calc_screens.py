@@ -8,6 +8,7 @@ that the screens show them, keep them current, and never show a stale number as 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from typing import Any
 
 import pytest
@@ -15,9 +16,10 @@ from textual.geometry import Region
 from textual.widgets import Input
 
 from studytui.calc.forms import CALCULATORS
+from studytui.calc.registry import MODULES
 from studytui.guide import load_guide
 from studytui.guide.model import Guide, TryIt
-from studytui.tui.calc import CALCULATOR_TITLES, SCREEN_ID
+from studytui.tui.calc import SCREEN_ID
 from studytui.tui.calc.choice import ChoiceField, ChoiceList
 from studytui.tui.calc.form import FieldRow, GroupToggle
 from studytui.tui.calc.gpu_picker import GpuPickerScreen
@@ -38,8 +40,12 @@ TYPED_FIELD = {
     "memory": "batch",
     "occupancy": "threads",
     "tile": "threads",
+    "l2": "bytes",
 }
 BAD_VALUES = ("abc", "-1", "0", "nan")
+# (name, title) of every calculator in the registry's order, each title read from its module's own
+# SPEC (imported here, not through the registry's loader): what the palette and the hub must show.
+CALCULATOR_TITLES = tuple((module.rpartition(".")[2], importlib.import_module(module).SPEC.title) for module in MODULES)
 
 
 def flat(text: str) -> str:
@@ -127,9 +133,25 @@ def test_register_binds_c_and_lists_every_calculator_in_the_palette():
     for _name, title in CALCULATOR_TITLES:
         assert f"Calculator: {title}" in titles
     assert "Calculators: all" in titles
-    # The palette names (kept here so registering costs no import) match the calculators.
-    assert [name for name, _t in CALCULATOR_TITLES] == list(CALCULATORS)
-    assert [t for _n, t in CALCULATOR_TITLES] == [s.title for s in CALCULATORS.values()]
+    # The palette lists every calculator once, in the registry's order, titled as its module's SPEC is.
+    listed = [c.title for c in registry.commands if c.title.startswith("Calculator: ")]
+    assert listed == [f"Calculator: {title}" for _name, title in CALCULATOR_TITLES]
+
+
+async def test_the_hub_lists_every_calculator_in_order_titled_as_its_module_is(calc_app):
+    from textual.widgets import OptionList
+
+    app = calc_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.open_screen(SCREEN_ID, hub=True)
+        await pilot.pause()
+        assert isinstance(app.screen, CalculatorHubScreen)
+        options = app.screen.query_one("#hub-list", OptionList)
+        shown = [options.get_option_at_index(i) for i in range(options.option_count)]
+        assert [(o.id, str(getattr(o.prompt, "plain", o.prompt)).splitlines()[0]) for o in shown] == [
+            (name, f"{title}  ({name})") for name, title in CALCULATOR_TITLES
+        ]
 
 
 async def test_c_on_an_entry_without_try_it_opens_the_hub(calc_app):

@@ -144,10 +144,11 @@ async def test_frontier_shows_verified_date_and_days_since(make_app, guide):
         await pilot.pause()
         text = screen_text(app)
         # 2026-08-23 to the injected today 2026-11-29 is 98 days.
-        assert "Verified 2026-08-23, 98 days ago" in text
+        assert "Section verified on 2026-08-23, 98 days ago" in text
         app.jump_to("new-kernel-lib")  # Frontier entries carry their own date
         await pilot.pause()
-        assert "Verified 2026-08-23, 98 days ago." in screen_text(app)
+        # Issue 28: the words `studytui show` uses (Entry.date_label), not a bare "Verified".
+        assert "On the Frontier list verified 2026-08-23, 98 days ago." in screen_text(app)
 
 
 async def test_status_line_shows_overall_and_section_progress(make_app, store):

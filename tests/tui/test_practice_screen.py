@@ -87,7 +87,11 @@ async def test_solution_on_request_counts_as_a_miss(real_app, store):
         assert screen.variant.notice in _text(screen, "#practice-solution")
         assert [(a.correct, a.answer) for a in store.attempts(pid)] == [(False, "(solution shown)")]
         await _type(pilot, _right(screen.variant))  # same variant, now right
-        assert _text(screen, "#practice-feedback").startswith("Right")
+        feedback = _text(screen, "#practice-feedback")
+        # issue 31: copying the revealed answer back is graded but does not count for mastery
+        assert feedback.startswith("Right, but not counted") and "solution was shown" in feedback
+        assert [(a.correct, a.answer) for a in store.attempts(pid)] == [(False, "(solution shown)")]
+        assert screen.practice.seed(pid) == 1  # the next attempt is a new variant
 
 
 async def test_bad_input_is_a_message_not_a_crash(real_app, store):
@@ -113,6 +117,49 @@ async def test_choice_problem_by_number(real_app, store):
         number = str(variant.choices.index(expected(variant).choice) + 1)
         await _type(pilot, number)
         assert _text(screen, "#practice-feedback").startswith("Right")
+
+
+async def _show(pilot, screen, problem_id: str) -> None:
+    while screen.variant.problem.id != problem_id:
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+
+
+async def test_a_three_choice_problem_at_80x24(real_app, store):
+    """Issue 31: a choice between compute, memory and communication, answered the way people write it."""
+    app = real_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot, section="distributed-inference")
+        await _show(pilot, screen, "di-tp-bound")
+        variant = screen.variant
+        assert sorted(variant.choices) == ["communication", "compute", "memory"]
+        meta = _text(screen, "#practice-meta")
+        assert "Choices: 1) " in meta and "3) " in meta
+        question = _text(screen, "#practice-question")
+        assert "Given:" in question and "each way" in question  # the link figure, one way
+        wrong = next(c for c in variant.choices if c != expected(variant).choice)
+        await _type(pilot, f"{wrong}-bound")
+        assert _text(screen, "#practice-feedback").startswith("Not yet")
+        app.screen.query_one(Input).value = ""
+        await _type(pilot, f"{expected(variant).choice}-bound")
+        assert _text(screen, "#practice-feedback").startswith("Right")
+        assert [a.correct for a in store.attempts("di-tp-bound")] == [False, True]
+
+
+async def test_a_read_this_profile_problem_at_80x24(real_app, store):
+    """Issue 31: a real Nsight Compute record, the limiter named from it."""
+    app = real_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open(pilot, section="programming-models")
+        await _show(pilot, screen, "pm-profile-limiter")
+        variant = screen.variant
+        question = _text(screen, "#practice-question")
+        assert "Nsight Compute" in question and "DRAM counters" in question and "H200" in question
+        assert "HBM bandwidth 4.8 TB/s" in question
+        await _type(pilot, str(variant.choices.index(expected(variant).choice) + 1))
+        feedback = _text(screen, "#practice-feedback")
+        assert feedback.startswith("Right") and expected(variant).choice in feedback
+        assert "content/profiles/h200" in _text(screen, "#practice-solution")
 
 
 async def test_open_in_calculator_prefilled_with_the_variant(real_app):

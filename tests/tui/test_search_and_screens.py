@@ -131,7 +131,7 @@ async def test_palette_entry_and_section_jump(make_app):
         assert await wait_for_palette(pilot, app, "Frontier")
         await pilot.press("enter")
         await pilot.pause()
-        assert "Verified 2026-08-23, 98 days ago" in screen_text(app)
+        assert "Section verified on 2026-08-23, 98 days ago" in screen_text(app)
         await pilot.press("ctrl+p", *"Entry: Stream-K")
         assert await wait_for_palette(pilot, app, "Stream-K")
         await pilot.press("enter")

@@ -21,6 +21,7 @@ _NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 _KIND_HINTS = {
     "int": "N",
     "float": "X",
+    "flops": "X",
     "size": "SIZE",
     "rate": "BW",
     "flops_rate": "FLOP/s",
@@ -33,7 +34,8 @@ _KIND_HINTS = {
 _UNITS_HELP = (
     "units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal); FLOP rates 989TFLOP/s, '989 TFLOPS'; "
     "times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.\n"
-    "precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16).\n"
+    "precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16); block-scaled storage formats, their scales "
+    "counted: nvfp4 (4.5 bits), mxfp8 (8.25), mxfp6 (6.25), mxfp4 (4.25), mxint8 (8.25).\n"
     "\n"
     "Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1, "
     "and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.\n"
@@ -409,7 +411,9 @@ def _print_gpu(acc: Any) -> None:
         rate = f"{value / 1e12:,.4g} TOPS" if dtype.startswith("int") else format_flops_rate(value)
         if sparse and dtype.startswith("int"):
             extra = f"  (datasheet with sparsity: {sparse / 1e12:,.4g} TOPS)"
-        rows.append((f"peak {dtype} (dense)", rate + extra))
+        matrix = "fp64 matrix cores" if acc.vendor == "AMD" else "fp64 tensor cores"
+        pipe = {"fp64": "fp64 vector pipe", "fp64_tensor": matrix}.get(dtype, dtype)
+        rows.append((f"peak {pipe} (dense)", rate + extra))
     rows.append(("HBM bandwidth", format_rate(acc.mem_bw)))
     from studytui.calc.hardware import memory_text
 
@@ -422,6 +426,12 @@ def _print_gpu(acc: Any) -> None:
             rows.append(("link domain", str(acc.interconnect_domain)))
         if acc.axis_bw_per_direction:
             rows.append(("ring along one torus axis", f"{format_rate(acc.axis_bw_per_direction)} one way (what collectives use)"))
+        if acc.axis_wraparound_multiple:
+            rows.append(("torus wraparound", f"only on an axis whose length is a multiple of {acc.axis_wraparound_multiple} chips; "
+                         "a shorter axis is a line at half the rate"))
+        if acc.peer_bw_per_direction:
+            rows.append(("link to one peer", f"{format_rate(acc.peer_bw_per_direction)} per direction (point-to-point mesh: "
+                         "n GPUs reach (n-1) x this)"))
     else:
         rows.append(("scale-up link", str(acc.interconnect_name or "none")))
     if acc.scale_out_bw_per_direction:
@@ -430,14 +440,15 @@ def _print_gpu(acc: Any) -> None:
     if acc.sm_count:
         rows.append(("SMs", str(acc.sm_count)))
     for key, label in (
-        ("l2_mb", "L2 (MB)"),
-        ("llc_mb", "last-level cache (MB)"),
+        ("l2_mb", "L2 (MiB)"),
+        ("llc_mb", "last-level cache (MiB)"),
         ("boost_clock_mhz", "boost clock (MHz)"),
         ("tdp_w", "power (W)"),
         ("host_interface", "host interface"),
     ):
         if acc.raw.get(key) is not None:
-            rows.append((label, str(acc.raw[key])))
+            source = acc.raw.get(key.replace("_mb", "_source")) if key in ("l2_mb", "llc_mb") else None
+            rows.append((label, str(acc.raw[key]) + (f" ({source})" if source else "")))
     if acc.confidence:
         rows.append(("confidence", str(acc.confidence)))
     rows.append(("origin", "built-in catalog" if not acc.is_user else str(acc.origin)))

@@ -8,8 +8,13 @@ from typing import Any
 
 from studytui.core.errors import UsageError
 
+COMMANDS = ("list", "show", "search", "open", "where", "check")
+
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
+    from studytui.cli.parsing import only_named
+
+    sub = only_named(sub, named, COMMANDS)  # only the command that runs is built in full
     p = sub.add_parser("list", help="entries in guide order", description="List the guide's entries in order.")
     p.add_argument("--section", metavar="S", help="only this section: id, number such as 2 (0 for Start here), or title words")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -186,13 +191,72 @@ def _entry_markdown(e) -> str:
     if e.tags:
         lines.append(f"*Tags:* {', '.join(e.tags)}")
     if e.date:
-        lines.append(f"*{e.date_label}:* {e.date}")
+        lines.append(f"*{e.date_line}.*")  # the same words as the app's detail pane (Entry.date_label)
     if e.placement == "inferred":
         lines.append("*Placement:* inferred (placed from the update notes; position not confirmed)")
     if not e.url:
         lines.append(f"*Source:* none yet ({e.no_url_reason})")
     # The URLs are printed after the Markdown, unbroken (see _print_urls).
     return "\n\n".join(line for line in lines if line is not None)
+
+
+# The inline emphasis `_entry_markdown` writes: **strong** and *emphasis*, delimiters flanking text.
+_EMPHASIS = None
+
+
+def _markdown_blocks(markdown: str) -> list[Any]:
+    """`_entry_markdown`'s Markdown as Rich Text, drawn as rich.markdown draws it: a `# ` heading
+    centred in the markdown.h1 style, then paragraphs (**strong**, *emphasis*), a blank line
+    between blocks. Importing rich.markdown (markdown-it, Pygments) cost `show` more than all the
+    rest of the command (issue 27); the Markdown here is only ever this small subset of ours."""
+    import re
+
+    from rich.text import Text
+
+    global _EMPHASIS
+    if _EMPHASIS is None:
+        _EMPHASIS = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|\*(?=[^\s*])(.+?)(?<=[^\s*])\*")
+    blocks: list[Any] = []
+    for block in markdown.split("\n\n"):
+        if not block.strip():
+            continue
+        if block.startswith("# "):
+            heading = Text(justify="center")
+            heading.append(block[2:].strip(), style="markdown.h1")  # the words styled, not the padding
+            blocks.append(heading)
+            continue
+        text = Text(justify="left")
+        at = 0
+        for m in _EMPHASIS.finditer(block):
+            text.append(block[at:m.start()])
+            if m.group(1) is not None:
+                text.append(m.group(1), style="markdown.strong")
+            else:
+                text.append(m.group(2), style="markdown.em")
+            at = m.end()
+        text.append(block[at:])
+        blocks.append(text)
+    return blocks
+
+
+class _Blocks:
+    """Blocks drawn one under the other with a blank line between, the way rich.markdown.Markdown
+    yields its elements (so the output is the same, padding included)."""
+
+    def __init__(self, blocks: list[Any]) -> None:
+        self.blocks = blocks
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.segment import Segment
+
+        for i, block in enumerate(self.blocks):
+            if i:
+                yield Segment("\n")
+            yield from console.render(block, options)
+
+
+def _print_markdown(con: Any, markdown: str) -> None:
+    con.print(_Blocks(_markdown_blocks(markdown)))
 
 
 def _print_urls(con: Any, e) -> None:
@@ -221,13 +285,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         data.update(state=state, last_opened_at=opened, note=note)
         print_json(data)
         return 0
-    from rich.markdown import Markdown
     from rich.text import Text
 
     from studytui.cli.output import console, for_terminal
 
     con = console()
-    con.print(Markdown(_entry_markdown(e), hyperlinks=True))
+    _print_markdown(con, _entry_markdown(e))
     _print_urls(con, e)
     since = (
         f" (since {_when(progress.state_changed_at)})" if progress is not None and progress.state_changed_at and state != "pending" else ""

@@ -36,6 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--gpus", metavar="N[,N...]", type=_gpu_counts,
         help="GPU counts to run the collectives over, e.g. 8,4,2 (default: every local GPU)",
     )
+    parser.add_argument(
+        "--clusters", action="store_true",
+        help="record thread-block cluster capacity (cudaOccupancyMaxActiveClusters for cluster sizes 1-16 and 1-32 blocks "
+             "per SM, with a residency check) and the L2 persistence attributes; needs an NVIDIA GPU of compute capability "
+             "9.0+ and its driver, not PyTorch",
+    )
     parser.add_argument("--json", action="store_true", help="print the run as JSON instead of a table")
 
 
@@ -65,9 +71,87 @@ def _backend():
         raise UsageError(f"{NEEDS_TORCH} ({exc})") from None
 
 
+NEEDS_GPU = "studytui measure --clusters needs an NVIDIA GPU and its CUDA driver (libcuda)"
+
+
+def _cluster_backend():
+    """The CUDA driver through ctypes (tests replace this with a fake)."""
+    from studytui.core.errors import UsageError
+    from studytui.measure.backend import BackendUnavailable
+
+    try:
+        from studytui.measure.cuda_driver import make_cluster_backend
+
+        return make_cluster_backend()
+    except BackendUnavailable as exc:
+        raise UsageError(f"{NEEDS_GPU}: {exc}") from None
+
+
+def handle_clusters(args: argparse.Namespace) -> int:
+    import platform
+
+    from studytui.core import fileio
+    from studytui.core.errors import UsageError
+    from studytui.core.paths import data_dir
+    from studytui.measure.catalog import default_catalog_paths, load_catalog, match_device
+    from studytui.measure.clusters import record_clusters, summary
+    from studytui.measure.profile_file import slug
+
+    for flag in ("collectives", "collectives_only", "quick"):
+        if getattr(args, flag, False):
+            raise UsageError(f"--{flag.replace('_', '-')} measures the benchmarks; --clusters records cluster capacity only")
+    if getattr(args, "gpus", None):
+        raise UsageError("--gpus is for the collectives; --clusters records one GPU")
+    backend = _cluster_backend()
+    name = backend.describe()["name"]
+    catalog = load_catalog(default_catalog_paths(getattr(args, "content", None), getattr(args, "data_dir", None)))
+    vendor = match_device(name, catalog)
+    accelerator = vendor.id if vendor else slug(name)
+    if args.out:
+        out = Path(args.out).expanduser()
+        if out.is_dir():
+            raise UsageError(f"--out must be a file, not a directory: {out}")
+    else:
+        out = data_dir(getattr(args, "data_dir", None)) / "hardware" / "measured" / "device" / f"{accelerator}-clusters.yaml"
+    def say(line: str) -> None:
+        if not args.json:
+            sys.stderr.write(line + "\n")
+
+    say(f"recording cluster capacity on {name}" + (f" (catalog entry {vendor.id})" if vendor else ", no catalog entry matched"))
+    record = record_clusters(backend, accelerator, software={"python": platform.python_version()}, progress=say)
+    import yaml
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = "# Thread-block cluster capacity recorded by studytui measure --clusters (cudaOccupancyMaxActiveClusters).\n"
+    text += yaml.safe_dump(record, sort_keys=False, default_flow_style=None, width=160)
+    fileio.write_atomically(out, text.encode("utf-8"))
+    if args.json:
+        from studytui.cli.output import print_json
+
+        print_json({"record": str(out), "correctness": record["correctness"], "rows": len(record["rows"]),
+                    "device_attributes": record["device_attributes"]})
+        return 0
+    from studytui.cli.output import console
+
+    c = console()
+    c.print(f"{name}: {len(record['rows'])} cluster queries, correctness {'passed' if record['correctness']['passed'] else 'FAILED'}",
+            markup=False)
+    c.print("at 1 block per SM: " + ", ".join(f"{n} clusters of {size} (bound {bound})" for size, n, bound in summary(record)),
+            markup=False, soft_wrap=True)
+    l2 = record["device_attributes"]
+    if "persistingL2CacheMaxSize" in l2:
+        c.print(f"L2 {l2['l2CacheSize']['value']:,} B, persisting max {l2['persistingL2CacheMaxSize']['value']:,} B, "
+                f"access-policy window max {l2['accessPolicyMaxWindowSize']['value']:,} B", markup=False)
+    c.print(f"record written: {out} (calc occupancy --cluster and calc l2 read it for --gpu {accelerator})", soft_wrap=True, markup=False)
+    return 0 if record["correctness"]["passed"] else 1
+
+
 def handle(args: argparse.Namespace) -> int:
     from studytui.core.errors import UsageError
     from studytui.core.paths import data_dir
+
+    if getattr(args, "clusters", False):
+        return handle_clusters(args)
     from studytui.measure.catalog import default_catalog_paths, load_catalog, match_device
     from studytui.measure.plan import make_plan
     from studytui.measure.profile_file import slug, write_run

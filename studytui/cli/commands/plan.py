@@ -2,10 +2,10 @@
 
     studytui plan [--hours-per-week H | --by DATE] [--json]
 
-The figures come from `studytui.study.plan` (pure functions); this module reads the guide, the
-store and `plan.yaml`, and prints. It only reads: the store is opened for reading and never
-written (a file that opening would upgrade is refused instead, with what to run), and no alias is
-followed in the file (`flow.canonical_states` maps old ids in memory).
+The figures come from `studytui.study.plan` (pure functions); this module reads the guide and the
+store (`study.workspace.read_workspace`) and `plan.yaml`, and prints. It only reads: the store is
+never written (a file that opening would upgrade is refused instead, with what to run), and
+aliases are followed in memory, not in the file.
 
 Only argparse and the standard library at module level; the handler imports the rest.
 """
@@ -13,7 +13,6 @@ Only argparse and the standard library at module level; the handler imports the 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
@@ -59,13 +58,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     by = planning.parse_by(args.by, today) if args.by is not None else None
 
     from studytui.core.paths import data_dir
-    from studytui.guide import load_guide
     from studytui.study.flow import canonical_states, continue_entry
+    from studytui.study.workspace import read_workspace
 
-    guide = load_guide(args.content)
     directory = data_dir(args.data_dir)
     config = planning.load_config(directory / planning.CONFIG_NAME)
-    events, stored, attempts = _read_store(directory)
+    workspace = read_workspace(args.content, directory, command="plan")
+    guide, events, stored, attempts = workspace.guide, workspace.events, workspace.states, workspace.attempts
     states, _ = canonical_states(guide, stored)
     following = continue_entry(guide, stored)
     problem_ids = _problems_in_content(Path(guide.content_dir), {a.problem_id for a in attempts}) if attempts else None
@@ -81,22 +80,6 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return 0
     _print_report(result)
     return 0
-
-
-def _read_store(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any], list[Any]]:
-    """(events, stored progress, attempts), read without writing. No database yet: nothing."""
-    from studytui.store import DB_NAME, open_store
-
-    path = directory / DB_NAME
-    try:
-        if not path.exists() or (path.is_file() and path.stat().st_size == 0):
-            return [], {}, []  # nothing recorded yet (opening an empty file would create the schema)
-    except OSError:
-        pass  # the store's own open says what is wrong with the path
-    _refuse_upgrade(path)
-    store = open_store(directory)
-    with store:
-        return store.events(), store.states(), store.attempts()
 
 
 def _problems_in_content(content: Path, attempted: set[str]) -> set[str]:
@@ -122,53 +105,6 @@ def _problems_in_content(content: Path, attempted: set[str]) -> set[str]:
             if re.search(r"(?<![\w-])" + re.escape(pid) + r"(?![\w-])", text):
                 found.add(pid)
     return found
-
-
-def _refuse_upgrade(path: Path) -> None:
-    """Opening a file from an older studytui upgrades it (a write, with a backup): `plan` only
-    reads, so it asks the learner to let another command do that first. Files the store itself
-    refuses (not ours, damaged, newer) are left to its own messages: it writes nothing to them.
-
-    The version is read from the file's header bytes, which creates nothing beside the file (a
-    SQLite connection to a WAL database would leave -wal and -shm files). Only when the header
-    looks old while a write-ahead log is there (it may hold a newer header) is SQLite asked."""
-    from studytui.core.errors import StoreError
-    from studytui.store import schema
-
-    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
-        return  # the store opens such a file read-only and reads it as it is
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(100)
-    except OSError:
-        return
-    if len(header) < 100 or not header.startswith(b"SQLite format 3\x00"):
-        return
-    version, app_id = int.from_bytes(header[60:64], "big"), int.from_bytes(header[68:72], "big")
-
-    def needs_upgrade(version: int, app_id: int) -> bool:
-        return (app_id == schema.APPLICATION_ID and version < schema.SCHEMA_VERSION) or (app_id == 0 and version >= 1)
-
-    if not needs_upgrade(version, app_id):
-        return
-    wal = path.with_name(path.name + "-wal")
-    if wal.exists() and wal.stat().st_size > 0:
-        import sqlite3
-
-        try:
-            conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-            try:
-                version, app_id = schema.user_version(conn), schema.application_id(conn)
-            finally:
-                conn.close()
-        except sqlite3.Error:
-            return
-        if not needs_upgrade(version, app_id):
-            return
-    raise StoreError(
-        f"{path} is from an older studytui (schema version {version}): 'studytui plan' only reads, so it does "
-        "not upgrade it - run 'studytui progress' once (it upgrades the file and keeps a backup), then plan again"
-    )
 
 
 # -- the report -----------------------------------------------------------------------------------

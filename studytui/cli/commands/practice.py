@@ -34,10 +34,12 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
             "last result and the section's mastery. 'show ID' prints the question of your current "
             "variant (a new one after each correct answer; --seed N picks one). 'answer ID VALUE' grades "
             "and records an attempt: numbers may carry units ('31 ms', '0.031s', '8 GiB'), a bare number "
-            "is read in the question's unit, a choice is its name or number. A miss shows the next hint; "
+            "is read in the question's unit (bytes need their unit: GB and GiB differ by 7%), a comma is "
+            "refused (decimal or thousands?), a choice is its name ('memory-bound' is 'memory') or number. "
+            "A miss says how far off it is, names the slip when it looks like one, and shows the next hint; "
             "a hit (or --reveal) shows the answer and the worked solution. 'answer ID --reveal' with no "
-            "VALUE shows them without an answer (recorded as a miss for review until you get it right, as "
-            "in the app). 'due' lists the problems "
+            "VALUE shows them without an answer (recorded as a miss for review, as in the app); a revealed "
+            "variant is spent, so the next attempt is a new one. 'due' lists the problems "
             "whose review is due (FSRS: a miss comes back within minutes, a hit days later)."
         ),
     )
@@ -100,15 +102,31 @@ def _json(obj: Any) -> int:
 
 
 def _variant_json(variant) -> dict[str, Any]:
+    from studytui.practice import byhand
+    from studytui.practice.given import facts
+
     p = variant.problem
+    found = facts(variant)
     out = {
-        "id": p.id, "seed": variant.seed, "title": p.title, "section": p.section_id, "entries": list(p.entries),
-        "question": variant.question, "kind": p.kind, "unit": p.unit, "tolerance": p.tolerance,
+        "id": p.id, "seed": variant.seed, "title": p.title, "section": p.section_id, "skill": p.skill, "entries": list(p.entries),
+        "question": variant.question, "given": [{"name": f.name, "text": f.text, "value": f.value} for f in found],
+        "kind": p.kind, "unit": p.unit, "tolerance": p.tolerance,
     }
     if p.kind == "choice":
         out["choices"] = list(variant.choices)
+    hand = byhand.evaluate(variant, found)
+    if p.kind == "number":
+        out["by_hand"] = {"expression": hand.expression, "value": hand.value}
+    else:
+        out["by_hand"] = {"expression": hand.expression, "value": hand.choice, "per_choice": hand.per_choice}
     out["calc"] = variant.calc_call()
     return out
+
+
+def _given_lines(variant) -> list[str]:
+    from studytui.practice.given import facts
+
+    return [f.text for f in facts(variant)]
 
 
 def _show(practice, problem_id: str, args) -> int:
@@ -121,12 +139,19 @@ def _show(practice, problem_id: str, args) -> int:
     con = _console()
     con.print(Text(p.title, style="bold") + Text(f"   {p.id} · seed {variant.seed}", style="dim"))
     con.print(Text(variant.question))
+    given = _given_lines(variant)
+    if given:
+        from studytui.cli.output import print_wrapped
+
+        con.print(Text("Given:", style="bold"))
+        for line in given:
+            print_wrapped(line, "  - ", "    ", con=con)
     if p.kind == "choice":
         con.print(Text("Choices: " + ", ".join(f"{i}) {c}" for i, c in enumerate(variant.choices, 1))))
     else:
-        from studytui.practice.answers import unit_label
+        from studytui.practice.answers import answer_line
 
-        con.print(Text(f"Answer in {unit_label(p.unit)} (or with any unit of that kind); within {p.tolerance:.0%}.", style="dim"))
+        con.print(Text(answer_line(p.unit, p.tolerance), style="dim"))
     con.print(Text(f"Answer with: studytui practice answer {p.id} VALUE --seed {variant.seed}", style="dim"))
     return 0
 
@@ -145,9 +170,12 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
     result = practice.answer(problem_id, value, args.seed, reveal=args.reveal)
     show_expected = result.correct or args.reveal
     if args.json:
+        from studytui.practice.grading import slip
+
         out: dict[str, Any] = {
-            "id": problem.id, "seed": result.seed, "correct": result.correct,
-            "relative_error": result.relative_error, "hint": result.hint,
+            "id": problem.id, "seed": result.seed, "correct": result.correct, "counted": result.counted,
+            "relative_error": result.relative_error, "slip": None if result.correct else slip(result, result.slips, result.unit),
+            "hint": result.hint,
             "solution": result.solution if show_expected else None,
         }
         if show_expected:
@@ -156,6 +184,10 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
     from rich.text import Text
 
     con = _console()
+    if not result.counted:
+        verdict = "Right" if result.correct else "Not right"
+        con.print(Text(f"{verdict}, but not counted: the solution of variant {result.seed} was shown, so it no longer counts for "
+                       f"mastery. Your next variant: studytui practice show {problem.id}", style="bold yellow"), soft_wrap=True)
     if result.correct:
         close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
         con.print(Text(f"Correct{close}: {result.expected.display(problem.unit)}", style="bold green"))
@@ -168,7 +200,8 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
         if args.reveal:
             con.print(Text(f"Expected: {result.expected.display(problem.unit)}", style="bold"))
         else:
-            con.print(Text(f"Try again with the same --seed {result.seed}, or add --reveal to see the solution.", style="dim"))
+            con.print(Text(f"Try again with the same --seed {result.seed}, or add --reveal to see the solution (the variant then "
+                           "no longer counts).", style="dim"))
     if result.solution:
         con.print(Text("Solution", style="bold"))
         _solution(con, result.solution)
@@ -180,7 +213,8 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
 def _reveal(practice, problem_id: str, args) -> int:
     """`practice answer ID --reveal` with no VALUE: the expected answer and the worked solution of
     the current variant (or --seed N). As in the app, seeing the solution before a right answer
-    counts as a miss for review; the variant stays the same."""
+    counts as a miss for review and spends the variant: the next attempt is a new one, and an
+    answer to this one is graded but not recorded."""
     from studytui.practice.grading import expected
 
     problem = practice.get(problem_id)
@@ -202,9 +236,15 @@ def _reveal(practice, problem_id: str, args) -> int:
     for command in calc_commands(variant):
         con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
     if not solved:
-        con.print(Text("Seen before a right answer: counted as a miss for review.", style="dim"))
-    con.print(Text(f"Answer it: studytui practice answer {problem.id} VALUE --seed {variant.seed}", style="dim"), soft_wrap=True)
+        con.print(Text("Seen before a right answer: counted as a miss for review; your next attempt is a new variant "
+                       f"(studytui practice show {problem.id}).", style="dim"), soft_wrap=True)
     return 0
+
+
+def _skills(problems) -> dict[str, int]:
+    from studytui.practice.check import skills
+
+    return skills(problems)
 
 
 def _labelled(con, label: str, text: str) -> None:
@@ -296,11 +336,12 @@ def _list(practice, section_key: str | None, args) -> int:
                 for s in sections
             ],
             "problems": [
-                {"id": p.id, "title": p.title, "section": s.id, "kind": p.kind, "entries": list(p.entries),
+                {"id": p.id, "title": p.title, "section": s.id, "kind": p.kind, "skill": p.skill, "entries": list(p.entries),
                  "last_correct": r.last_correct if r else None, "attempts": r.attempts if r else 0,
                  "due": r.due.isoformat() if r else None, "is_due": bool(r and r.due <= now)}
                 for s, p, r in rows
             ],
+            "skills": _skills([p for _, p, _ in rows]),
         })
     from rich.table import Table
     from rich.text import Text

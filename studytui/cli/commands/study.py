@@ -16,20 +16,18 @@ from studytui.core.errors import StudyError, UsageError
 from studytui.core.state import STATE_VALUES as STATE_NAMES
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from studytui.core.fileio import EditedText
 
 
-def __getattr__(name: str) -> Any:
-    """`demote_headings` moved to studytui.exports.journal (issue 25); still importable from here
-    (tests/test_study_cli.py), loaded only when asked for."""
-    if name == "demote_headings":
-        from studytui.exports.journal import demote_headings
-
-        return demote_headings
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+COMMANDS = ("next", "mark", "note", "progress", "export", "import", "history")
 
 
 def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = None) -> None:
+    from studytui.cli.parsing import only_named
+
+    sub = only_named(sub, named, COMMANDS)  # only the command that runs is built in full
     p = sub.add_parser(
         "next", help="the next entry to study",
         description="Show the first pending entry in guide order from where you are: after the entry you "
@@ -67,23 +65,30 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=cmd_progress)
 
-    from studytui.exports import FORMATS, export_description, format_help
+    if named is None or "export" in named:  # the format registry only for `export` itself (and full help)
+        from studytui.exports import FORMATS, export_description, format_help
 
-    p = sub.add_parser("export", help="back up progress and notes", description=export_description())
-    p.add_argument(
-        "path", metavar="PATH",
-        help="file to write (replaced atomically; through a symlink, its target is replaced); a folder for vault",
-    )
-    p.add_argument("--format", choices=tuple(FORMATS), help=format_help())
-    p.set_defaults(func=cmd_export)
+        p = sub.add_parser("export", help="back up progress and notes", description=export_description())
+        p.add_argument(
+            "path", metavar="PATH",
+            help="file to write (replaced atomically; through a symlink, its target is replaced); a folder for vault",
+        )
+        p.add_argument("--format", choices=tuple(FORMATS), help=format_help())
+        p.set_defaults(func=cmd_export)
+    else:
+        sub.add_parser("export", help="back up progress and notes")
 
-    p = sub.add_parser(
-        "import", help="merge a JSON export or a notes vault",
-        description="Merge a JSON export into your progress: per entry the newer change wins, conflicting "
-        "notes are both kept with a marker line, entries no longer in the guide are kept as orphans. "
-        "PATH a directory: read the notes back from a vault written by 'export --format vault'.",
-    )
-    p.add_argument("path", metavar="PATH", help="a file written by 'studytui export' ('-' for stdin), or a vault directory")
+    # The help names each format `import` reads, from the format registry. It is shown by `import
+    # --help` and in the list of commands (this group registered with none of its other commands
+    # named: `studytui --help`); for another of its commands the registry is not imported.
+    if named is None or "import" in named or named.isdisjoint(("next", "mark", "note", "progress", "export", "history")):
+        from studytui.exports import import_description, import_help, import_path_help
+
+        p = sub.add_parser("import", help=import_help(), description=import_description())
+        p.add_argument("path", metavar="PATH", help=import_path_help())
+    else:
+        p = sub.add_parser("import")
+        p.add_argument("path", metavar="PATH")
     p.add_argument("--json", action="store_true", help="machine-readable report")
     p.set_defaults(func=cmd_import)
 
@@ -363,7 +368,7 @@ def cmd_note(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bar(counts: Any, width: int = 16):  # -> rich.text.Text
+def _bar(counts: Any, width: int = 16) -> Text:
     from rich.text import Text
 
     total = counts.total or 1

@@ -21,15 +21,6 @@ if TYPE_CHECKING:
 SCREEN_ID = "calculators"
 
 
-def __getattr__(name: str) -> Any:
-    # CALCULATOR_TITLES: (name, title) of every calculator, in order (loads every calculator).
-    if name == "CALCULATOR_TITLES":
-        from studytui.calc.registry import specs
-
-        return tuple((spec.name, spec.title) for spec in specs())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def open_calculators(app: Any, **params: Any) -> Screen[Any]:
     """Screen factory: params may name `calc` (with `args`, `label`) or ask for the `hub`."""
     from studytui.tui.calc.screens import launch_for

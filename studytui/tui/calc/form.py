@@ -38,7 +38,7 @@ def _select_options(field: FieldSpec, models: Iterable[str]) -> list[tuple[str, 
     if field.kind == "model":
         return [(m, m) for m in models]
     if field.kind == "dtype":
-        return [(d, d) for d in DTYPES]
+        return [(d, d) for d in field.choices or DTYPES]  # storage fields also offer the block-scaled formats
     return [(c, c) for c in field.choices or ()]
 
 
@@ -258,7 +258,7 @@ class CalcForm(VerticalScroll):
         ordered = first + [f for f in self.spec.fields if f.name not in LEADING]
         main: list[Widget] = []
         for field in ordered:
-            group = group_of(self.spec, field)
+            group = group_of(field)
             if group is None:
                 main += self._row(field).widgets()
             else:

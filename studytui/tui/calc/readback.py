@@ -18,10 +18,10 @@ _BARE = re.compile(r"^[0-9]*\.?[0-9]+(e[+-]?[0-9]+)?$", re.IGNORECASE)  # a numb
 _SUFFIXED = re.compile(r"^[0-9.]+\s*[kKMGTP]$")  # 128k, 1.5M
 
 
-def reading(kind: str, name: str, value: float) -> str:
-    if kind == "int" or (kind == "float" and float(value).is_integer() and abs(value) < 1e15 and name != "flops"):
+def reading(kind: str, value: float) -> str:
+    if kind == "int" or (kind == "float" and float(value).is_integer() and abs(value) < 1e15):
         return f"{int(value):,}"
-    if kind == "float" and name == "flops":
+    if kind == "flops":
         return f"{format_flops(value)} ({value:,.0f} FLOPs)"
     if kind == "size":
         return f"{format_size(value)} ({value:,.0f} bytes)"
@@ -40,7 +40,7 @@ def readings(spec: CalcSpec, values: Mapping[str, str]) -> list[tuple[str, str, 
     out = []
     for field in spec.fields:
         text = str(values.get(field.name, "") or "").strip()
-        if not text or field.kind not in ("int", "float", "size", "rate", "flops_rate", "time"):
+        if not text or field.kind not in ("int", "float", "flops", "size", "rate", "flops_rate", "time"):
             continue
         try:
             value = parse_field(field, text)
@@ -52,9 +52,9 @@ def readings(spec: CalcSpec, values: Mapping[str, str]) -> list[tuple[str, str, 
         if field.kind == "time":
             if bare:
                 out.append((field.label, text, f"{format_time(value)} (no unit: seconds)"))
-        elif field.kind in ("int", "float"):
+        elif field.kind in ("int", "float", "flops"):
             if _SUFFIXED.match(text):
-                out.append((field.label, text, reading(field.kind, field.name, float(value))))
+                out.append((field.label, text, reading(field.kind, float(value))))
         elif bare and abs(value) >= 1000:  # a large size or rate without a unit: say its scale
-            out.append((field.label, text, reading(field.kind, field.name, float(value))))
+            out.append((field.label, text, reading(field.kind, float(value))))
     return out

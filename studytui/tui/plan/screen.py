@@ -25,13 +25,15 @@ from studytui.core.state import glyph_of
 from studytui.study.plan import DEFAULT_MINUTES, NO_SOURCE, Plan, duration_text, kind_key
 from studytui.tui.format import visible_controls
 from studytui.tui.host import StudyHost, study_host
-from studytui.tui.plan import PRACTICE_SCREEN, PlanState
+from studytui.tui.plan import PRACTICE_SCREEN
 from studytui.tui.plan.heatmap import Heatmap
 from studytui.tui.screens.refuse import RefusesStudyKeys
 from studytui.tui.widgets.footer import StudyFooter
 
 if TYPE_CHECKING:
     from textual import events
+
+    from studytui.tui.plan.state import PlanState
 
 WIDE_FROM = 110  # columns: two columns from here
 _HOW = {"history": "your pace", "hours-per-week": "your weekly budget", "by": "the pace your goal needs"}

@@ -150,13 +150,17 @@ class PracticeScreen(Screen[None]):
         self.solution_shown = False
         v = self.variant
         p = v.problem
-        self.query_one("#practice-question", Static).update(_plain(f"{p.title}\n\n{v.question}"))
+        question = f"{p.title}\n\n{v.question}"
+        given = self._given(v)
+        if given:
+            question += "\n\nGiven:\n" + "\n".join(f"- {line}" for line in given)
+        self.query_one("#practice-question", Static).update(_plain(question))
         if p.kind == "choice":
             meta = "Choices: " + "   ".join(f"{i}) {c}" for i, c in enumerate(v.choices, 1)) + "  (type a name or its number)"
         else:
-            from studytui.practice.answers import unit_label
+            from studytui.practice.answers import answer_line
 
-            meta = f"Answer in {unit_label(p.unit)}, or with any unit of that kind; within {p.tolerance:.0%} counts."
+            meta = answer_line(p.unit, p.tolerance)
         meta += f"\nVariant {v.seed} · practises: {', '.join(p.entries)}"
         self.query_one("#practice-meta", Static).update(_plain(meta))
         answer = self.query_one(Input)
@@ -164,6 +168,15 @@ class PracticeScreen(Screen[None]):
         answer.placeholder = "1, 2 or a name" if p.kind == "choice" else f"your answer, e.g. 12 {p.unit}".rstrip()
         self._feedback("", None)
         self.query_one("#practice-solution", Static).update("")
+
+    @staticmethod
+    def _given(variant: Any) -> list[str]:
+        from studytui.practice.given import GivenError, facts
+
+        try:
+            return [f.text for f in facts(variant)]
+        except GivenError as exc:  # a content bug 'studytui check' reports; the question still shows
+            return [f"(a figure could not be read: {exc})"]
 
     def _feedback(self, text: str, right: bool | None) -> None:
         widget = self.query_one("#practice-feedback", Static)
@@ -202,7 +215,11 @@ class PracticeScreen(Screen[None]):
         except StudyError as exc:
             self._feedback(str(exc), False)
             return
-        if result.correct:
+        if not result.counted:
+            verdict = "Right" if result.correct else "Not right"
+            self._feedback(f"{verdict}, but not counted: this variant's solution was shown. The problem comes back with new "
+                           "numbers; Ctrl+N for the next problem.", result.correct)
+        elif result.correct:
             self.solved = True
             close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
             self._feedback(f"Right{close}: {result.expected.display(p.unit)}. Ctrl+N for the next problem.", True)
@@ -210,7 +227,7 @@ class PracticeScreen(Screen[None]):
         else:
             how = miss_text(result, p.tolerance)
             hint = f"\nHint: {result.hint}" if result.hint else ""
-            self._feedback(f"{how}{hint}\nCtrl+S shows the solution.", False)
+            self._feedback(f"{how}{hint}\nCtrl+S shows the solution (this variant then no longer counts).", False)
         self._after_attempt(p.id)
         self.query_one("#practice-feedback", Static).scroll_visible(animate=False)
 

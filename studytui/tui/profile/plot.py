@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from textual.color import Color
 from textual.content import Content
 from textual_plotext import PlotextPlot
 
@@ -21,10 +22,14 @@ from studytui.tui.profile.view import Dot, RoofLine
 # Colours by limiter (plotext names); the words are in the legend under the plot, the table and
 # the detail pane, so colour is never the only channel (NO_COLOR: letters instead, see `marker`).
 BOUND_COLOURS = {"compute": "orange", "memory": "cyan", "latency": "magenta", "unknown": "gray"}
+# The same colours for text: plotext's names are the 16 ANSI colours ("orange" is ANSI 3, yellow),
+# which the theme maps; Rich styles (the table) and Textual content (the legend, the detail).
+BOUND_RICH = {"compute": "yellow", "memory": "cyan", "latency": "magenta", "unknown": "bright_black"}
+BOUND_STYLES = {bound: f"ansi_{name}" for bound, name in BOUND_RICH.items()}
 BOUND_LETTERS = {"compute": "c", "memory": "m", "latency": "l", "unknown": "?"}
 VENDOR_COLOUR = "blue"
 MEASURED_COLOUR = "green"
-SELECTED_COLOUR = "red"
+SELECTED_COLOUR = "default"  # the plot's own foreground: no limiter has it, and it reads on every theme
 SELECTED_MARKER = "◉"
 # Marker by share of the time shown: (at least this share, glyph), largest first.
 SIZES = ((0.20, "⬤"), (0.05, "●"), (0.01, "•"), (0.0, "·"))
@@ -48,8 +53,8 @@ def marker(bound: str, share: float, no_color: bool = False) -> str:
 def tick(value: float) -> str:
     for scale, suffix in _SUFFIXES:
         if value >= scale:
-            return f"{value / scale:g}{suffix}"
-    return f"{value:g}"
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
 
 
 def decades(lo: float, hi: float) -> list[float]:
@@ -80,6 +85,7 @@ class ProfilePlot(PlotextPlot):
         self.dots: tuple[Dot, ...] = ()
         self.selected: Dot | None = None
         self.no_color = False
+        self.labels = True
         self.message = "Reading the profile…"
         self._version = 0
         self._rendered: tuple[tuple[Any, ...], Any] | None = None
@@ -89,13 +95,15 @@ class ProfilePlot(PlotextPlot):
         # (as the calculators' plot does), or every closed profile screen stays in memory.
         self.app.theme_changed_signal.unsubscribe(self)
 
-    def show(self, roofs: Sequence[RoofLine], dots: Sequence[Dot], selected: Dot | None = None, no_color: bool = False) -> None:
+    def show(self, roofs: Sequence[RoofLine], dots: Sequence[Dot], selected: Dot | None = None, no_color: bool = False,
+             labels: bool = True) -> None:
+        """Draw these roofs and kernels (`labels`: name the axes; off where rows are few)."""
         roofs_t = tuple(r for r in roofs if _ok(r.peak) and _ok(r.bw))
         dots_t = tuple(d for d in dots if _ok(d.x) and _ok(d.y))
-        state = (roofs_t, dots_t, selected, no_color, "")
-        if state == (self.roofs, self.dots, self.selected, self.no_color, self.message):
+        state = (roofs_t, dots_t, selected, no_color, labels, "")
+        if state == (self.roofs, self.dots, self.selected, self.no_color, self.labels, self.message):
             return
-        self.roofs, self.dots, self.selected, self.no_color, self.message = state
+        self.roofs, self.dots, self.selected, self.no_color, self.labels, self.message = state
         self._changed()
 
     def blank(self, message: str) -> None:
@@ -121,18 +129,23 @@ class ProfilePlot(PlotextPlot):
     def _draw(self) -> None:
         plt = self.plt
         plt.clear_data()
-        plt.xlabel("FLOP/B (log)")
-        plt.ylabel("FLOP/s")
+        plt.xlabel("FLOP/B (log)" if self.labels else "")
+        plt.ylabel("FLOP/s" if self.labels else "")
         roofs, dots = self.roofs, self.dots
         xs = [r.ridge for r in roofs] + [d.x for d in dots]
-        lo, hi = decades(min(xs) / 3.0, max(xs) * 3.0)[0], decades(min(xs) / 3.0, max(xs) * 3.0)[-1]
-        ys = [r.peak for r in roofs] + [d.y for d in dots] + [min(r.attainable(lo) for r in roofs)]
-        y_ticks = decades(min(ys), max(ys) * 1.5)
-        y_lo = max(y_ticks[0], min(ys) / 3.0) if dots else y_ticks[0]
-        y_lo = 10.0 ** math.floor(math.log10(y_lo))
-        y_ticks = [t for t in y_ticks if t >= y_lo]
+        x_lo, x_hi = math.log10(min(xs) / 3.0), math.log10(max(xs) * 3.0)
+        if x_hi - x_lo < 4:  # roofs alone, or kernels close together: four decades around them
+            middle = (x_lo + x_hi) / 2
+            x_lo, x_hi = middle - 2.5, middle + 1.5
+        lo, hi = 10.0**x_lo, 10.0**x_hi
+        ys = [r.peak for r in roofs] + [d.y for d in dots]
+        y_lo = math.log10(min(ys) / 2.0) if dots else math.log10(min(r.attainable(lo) for r in roofs))
+        y_hi = math.log10(max(ys) * 1.6)
         for roof in sorted(roofs, key=lambda r: r.measured):
             self._roof(roof, lo, hi)
+        for roof in roofs:  # after every line: a ridge is not drawn over by another roof
+            if lo < roof.ridge < hi:
+                plt.scatter(_log([roof.ridge]), _log([roof.peak]), marker="◆", color=MEASURED_COLOUR if roof.measured else VENDOR_COLOUR)
         # Small kernels first, so the large ones (and the selected one, last) stay on top.
         groups: dict[tuple[str, str], list[Dot]] = {}
         for dot in sorted(dots, key=lambda d: d.share):
@@ -143,11 +156,42 @@ class ProfilePlot(PlotextPlot):
         if self.selected is not None and _ok(self.selected.x) and _ok(self.selected.y):
             plt.scatter(_log([self.selected.x]), _log([self.selected.y]), marker="X" if self.no_color else SELECTED_MARKER,
                         color=SELECTED_COLOUR)
-        x_ticks = decades(lo, hi)
+        self._labels(x_lo, x_hi, y_lo, y_hi)
+        x_ticks = [x for x in decades(lo, hi) if x_lo <= math.log10(x) <= x_hi]
+        y_ticks = [y for y in decades(10.0**y_lo, 10.0**y_hi) if y_lo <= math.log10(y) <= y_hi]
         plt.xticks(_log(x_ticks), [tick(x) for x in x_ticks])
         plt.yticks(_log(y_ticks), [tick(y) for y in y_ticks])
-        plt.xlim(math.log10(lo), math.log10(hi))
-        plt.ylim(math.log10(y_ticks[0]), math.log10(y_ticks[-1]))
+        plt.xlim(x_lo, x_hi)
+        plt.ylim(y_lo, y_hi)
+
+    def _labels(self, x_lo: float, x_hi: float, y_lo: float, y_hi: float) -> None:
+        """Each vendor roof's precision and peak, written just left of its ridge point at the height
+        of its flat part: above the bandwidth slope, where no kernel can be (one that is there is
+        physically impossible, and flagged). Roofs closer than a row share one label."""
+        cols = max(10, self.size.width - 7)  # less the y ticks and the frame
+        rows = max(4, self.size.height - (4 if self.labels else 3))
+        per_col, per_row = (x_hi - x_lo) / cols, (y_hi - y_lo) / rows
+        groups: list[list[RoofLine]] = []
+        for roof in sorted((r for r in self.roofs if not r.measured), key=lambda r: -r.peak):
+            if groups and math.log10(groups[-1][0].peak) - math.log10(roof.peak) < per_row:
+                groups[-1].append(roof)
+            else:
+                groups.append([roof])
+        for group in groups:
+            x = math.log10(min(r.ridge for r in group)) - 2 * per_col
+            y = math.log10(group[0].peak)
+            if x_lo < x and y_lo <= y <= y_hi:
+                text = ", ".join(f"{r.label} {tick(r.peak)}" for r in group)
+                # On the plot's own background (plotext would take the canvas colour it has before
+                # the theme is applied, white, on the first frame).
+                self.plt.text(text, x, y, color=VENDOR_COLOUR, alignment="right", background=self._canvas())
+
+    def _canvas(self) -> tuple[int, int, int] | None:
+        """The colour textual-plotext paints the plot's background with: the theme's surface."""
+        if self.theme != "auto":
+            return None
+        surface = self.app.theme_variables.get("surface")
+        return Color.parse(surface).rgb if surface else None
 
     def _roof(self, roof: RoofLine, lo: float, hi: float) -> None:
         plt = self.plt
@@ -166,6 +210,3 @@ class ProfilePlot(PlotextPlot):
                 plt.plot(seg, [math.log10(roof.attainable(10.0**x)) for x in seg], color=colour, marker="braille")
         else:
             plt.plot(_log(vertices), _log([roof.attainable(x) for x in vertices]), color=colour, marker="braille")
-            plt.text(f"{roof.label} {tick(roof.peak)}", math.log10(hi), math.log10(roof.peak), color=colour, alignment="right")
-        if lo < ridge < hi:
-            plt.scatter(_log([ridge]), _log([roof.peak]), marker="◆", color=colour)

@@ -22,10 +22,10 @@ from __future__ import annotations
 import asyncio
 import datetime as _dt
 import os
-from dataclasses import dataclass, field
+import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -36,10 +36,10 @@ from textual.widgets import DataTable, Static
 
 from studytui.core.errors import StudyError
 from studytui.core.text import one_line
-from studytui.tui.format import STATE_GLYPHS, STATE_WORDS, visible_controls
+from studytui.tui.format import STATE_GLYPHS, visible_controls
 from studytui.tui.host import data_dir_of, host_of, store_of
 from studytui.tui.profile import LAST_FILE_KEY, view
-from studytui.tui.profile.plot import BOUND_COLOURS, ProfilePlot
+from studytui.tui.profile.plot import BOUND_RICH, BOUND_STYLES, ProfilePlot
 from studytui.tui.screens.refuse import RefusesStudyKeys
 
 if TYPE_CHECKING:
@@ -79,10 +79,14 @@ class Remembered:
     range_name: str | None = None
     gpu: str | None = None
     profile: str = "vendor"
-    extras: dict[str, Any] = field(default_factory=dict)
 
 
-_REMEMBERED: dict[str, Remembered] = {}
+# Per app (a test's apps, the browser's tabs, each its own), per file.
+_REMEMBERED: weakref.WeakKeyDictionary[Any, dict[str, Remembered]] = weakref.WeakKeyDictionary()
+
+
+def remembered(app: Any, path: str) -> Remembered:
+    return _REMEMBERED.setdefault(app, {}).setdefault(path, Remembered())
 
 
 def _key_line(narrow: bool, sort: str, range_name: str | None, measured: bool) -> Content:
@@ -109,10 +113,12 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
     DEFAULT_CSS = """
     ProfileScreen { layout: vertical; }
     #profile-header { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    ProfileScreen.-narrow #profile-header { max-height: 3; }
     #profile-loading { height: 1fr; padding: 1 2; }
     #profile-top { height: 1fr; }
     #profile-plot-box { width: 1fr; height: 1fr; }
-    #profile-plot-note { height: auto; max-height: 2; color: $text-muted; padding: 0 1; }
+    #profile-plot-note { height: auto; max-height: 3; color: $text-muted; padding: 0 1; }
+    ProfileScreen.-narrow #profile-plot-note { max-height: 2; }
     #profile-detail-scroll { width: %d; height: 1fr; border-left: vkey $panel-lighten-2; padding: 0 1; scrollbar-size-vertical: 1; }
     #profile-detail-head, #profile-detail-advice { height: auto; }
     #profile-detail-advice { margin-top: 1; }
@@ -137,25 +143,31 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         Binding("c", "try_it", "Try it", id="profile-try-it", tooltip="The GEMM calculator with this kernel's shape"),
         Binding("ctrl+s", "save_note", "To note", id="profile-note", tooltip="Append this kernel's numbers to the entry's note"),
         *[Binding(str(i + 1), f"read({i})", f"Read {i + 1}", show=False, id=f"profile-read-{i + 1}") for i in range(READ_KEYS)],
+        Binding("shift+down", "scroll_detail(1)", "Detail down", show=False, id="profile-detail-down"),
+        Binding("shift+up", "scroll_detail(-1)", "Detail up", show=False, id="profile-detail-up"),
     ]
 
     def __init__(self, path: str, gpu: str | None = None) -> None:
         super().__init__()
         self.path = path
-        memory = _REMEMBERED.setdefault(path, Remembered())
-        self.memory = memory
-        self.gpu: str | None = gpu or memory.gpu
-        self.profile = memory.profile
-        self.sort = memory.sort if memory.sort in view.SORT_IDS else "time"
+        self.memory = Remembered()  # the app's, once mounted (on_mount)
+        self.gpu: str | None = gpu
+        self.profile = "vendor"
+        self.sort = "time"
         self.range: RangeResult | None = None
         self.capture: Capture | None = None
         self.report: Report | None = None
         self.book: AdviceBook | None = None
         self.book_problems: list[str] = []
-        self.kernels: list[KernelResult] = []  # in the table, in its order
-        self.selected: int | None = memory.selected
+        self.kernels: list[KernelResult] = []  # those shown (the range), in the table's order
+        self.rows: list[KernelResult] = []  # the table's rows: the first view.MAX_ROWS of them
+        self._row_index: dict[int, int] = {}  # kernel index -> row
+        self._shown_time = 0.0
+        self._plot_data: view.PlotData | None = None
+        self._dot_index: dict[int, int] = {}  # kernel index -> its point
+        self.selected: int | None = None
         self.show_detail = False  # narrow terminals: the detail instead of the plot
-        self.gpu_chosen_here = gpu is not None or memory.gpu is not None
+        self.gpu_chosen_here = gpu is not None
         self._worker: Worker[None] | None = None
         self._job = 0
         self._plot_timer: Timer | None = None
@@ -174,7 +186,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
                 yield Static("", id="profile-detail-head")
                 yield Static("", id="profile-detail-advice")
                 yield Static("", id="profile-detail-rows")
-        table: DataTable[Any] = DataTable(id="profile-table", cursor_type="row", zebra_stripes=False)
+        table: DataTable[Any] = DataTable(id="profile-table", cursor_type="row", zebra_stripes=False, cell_padding=0)
         yield table
         yield Static("", id="profile-keys")
 
@@ -183,6 +195,12 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         return self.app.size.width < WIDE_FROM
 
     def on_mount(self) -> None:
+        memory = self.memory = remembered(self.app, self.path)
+        if self.gpu is None and memory.gpu is not None:
+            self.gpu, self.gpu_chosen_here = memory.gpu, True
+        self.profile = memory.profile
+        self.sort = memory.sort if memory.sort in view.SORT_IDS else "time"
+        self.selected = memory.selected
         self.set_class(self.narrow, "-narrow")
         self.query_one("#profile-top").display = False
         self.query_one("#profile-table").display = False
@@ -197,31 +215,46 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
                 self._fill(keep=self.selected)
 
     # --- reading and analysing (a worker) -----------------------------------------------------
-    def _start(self) -> None:
-        """Read (the first time) and analyse the file for the GPU and ceilings chosen."""
+    def _start(self, gpu: str | None = None, profile: str | None = None) -> None:
+        """Read (the first time) and analyse the file for a GPU and ceilings (default: those shown);
+        what is shown changes only once the analysis is done."""
         self._job += 1
-        self._worker = self.run_worker(self._work(self._job, self.gpu, self.profile), name="profile", group="profile",
+        gpu = self.gpu if gpu is None else gpu
+        profile = self.profile if profile is None else profile
+        # What the worker needs from the app is taken here, on the event loop.
+        where = (self.capture, self.book, self.book_problems, data_dir_of(self.app), self._content_dir)
+        self._worker = self.run_worker(self._work(self._job, gpu, profile, where), name="profile", group="profile",
                                        exit_on_error=False)
 
-    def _compute(self, gpu: str | None, profile: str) -> tuple[Capture, Report, AdviceBook | None, list[str]]:
-        """In a thread: the file (cached while unchanged), its analysis, and the advice book."""
+    def _compute(self, gpu: str | None, profile: str, where: tuple[Any, ...]) -> tuple[Capture, Report, AdviceBook | None, list[str], str]:
+        """In a thread: the file (cached while unchanged), its analysis, the advice book, and why
+        measured ceilings gave way to vendor peaks ("" when they did not)."""
+        from studytui.core.errors import UsageError
         from studytui.profile import analyze, load_cached
 
-        capture = self.capture if self.capture is not None else load_cached(self.path)
-        report = analyze(capture, gpu=gpu, profile=profile, data_dir=self._data_dir)
-        book, problems = self.book, self.book_problems
+        capture, book, problems, data_dir, content_dir = where
+        capture = capture if capture is not None else load_cached(self.path)
+        fell_back = ""
+        try:
+            report = analyze(capture, gpu=gpu, profile=profile, data_dir=data_dir)
+        except UsageError as exc:
+            if profile == "vendor":
+                raise
+            # No measured profile for this GPU: its vendor peaks, and a notice saying why.
+            report = analyze(capture, gpu=gpu, profile="vendor", data_dir=data_dir)
+            fell_back = str(exc)
         if book is None:
             from studytui.profile.report import load_advice
 
             try:
-                book, problems = load_advice(self._content_dir)
+                book, problems = load_advice(content_dir)
             except StudyError as exc:  # a broken advice file: the profile still shows
                 book, problems = None, [str(exc)]
-        return capture, report, book, problems
+        return capture, report, book, list(problems), fell_back
 
-    async def _work(self, job: int, gpu: str | None, profile: str) -> None:
+    async def _work(self, job: int, gpu: str | None, profile: str, where: tuple[Any, ...]) -> None:
         try:
-            capture, report, book, problems = await asyncio.to_thread(self._compute, gpu, profile)
+            capture, report, book, problems, fell_back = await asyncio.to_thread(self._compute, gpu, profile, where)
         except (StudyError, OSError) as exc:
             if job == self._job and self.is_attached:
                 self._failed(str(exc) if isinstance(exc, StudyError) else f"{self.path}: {exc.strerror or exc}")
@@ -230,7 +263,12 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             return
         first = self.report is None
         self.capture, self.report, self.book, self.book_problems = capture, report, book, problems
+        if fell_back:
+            profile = "vendor"
+            self._say(f"{fell_back}; vendor peaks are shown", "No measured ceilings", "warning")
         self.gpu, self.profile = gpu, profile
+        if gpu is not None:
+            self.gpu_chosen_here = True
         self.memory.gpu = gpu if self.gpu_chosen_here else None
         self.memory.profile = profile
         if first:
@@ -266,10 +304,6 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             host.store_write(store.set_ui, LAST_FILE_KEY, self.path)
 
     @property
-    def _data_dir(self) -> Any:
-        return data_dir_of(self.app)
-
-    @property
     def _content_dir(self) -> str | None:
         host = host_of(self.app)
         return host.guide.content_dir if host is not None else None
@@ -284,7 +318,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
     def _header(self) -> None:
         assert self.report is not None
         width = max(40, self.app.size.width - 2)
-        lines = view.header_lines(self.report, width, self.range, self.gpu_chosen_here)
+        lines = view.header_lines(self.report, width, self.range, self.gpu_chosen_here, self.narrow)
         head = Content.assemble((lines[0], "bold"), *(("\n" + line) for line in lines[1:]))
         self.query_one("#profile-header", Static).update(head)
 
@@ -295,9 +329,14 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             return
         self._header()
         self.kernels = view.shown_kernels(report, self.range, self.sort)
+        self.rows = self.kernels[: view.MAX_ROWS]
+        self._row_index = {r.kernel.index: i for i, r in enumerate(self.rows)}
+        self._shown_time = view.total_time(self.kernels)
+        self._plot_data = view.plot_data(report, self.kernels)
+        self._dot_index = {index: i for i, index in enumerate(self._plot_data.drawn)}
         self._fill_table()
-        if keep is None or not any(r.kernel.index == keep for r in self.kernels):
-            keep = self.kernels[0].kernel.index if self.kernels else None
+        if keep is None or keep not in self._row_index:
+            keep = self.rows[0].kernel.index if self.rows else None
         self.selected = keep
         self._move_cursor()
         self._plot_now()
@@ -307,19 +346,22 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
     def _columns(self) -> list[tuple[str, str, int]]:
         """(id, heading, width) of the table's columns for the terminal's width."""
         narrow = self.narrow
-        last = max((r.kernel.index for r in self.kernels), default=0)
-        fixed = [("index", "#", max(2, len(str(last)))), ("time", "time", 8), ("share", "%", 4), ("intensity", "FLOP/B", 7),
-                 ("flops", "TFLOP/s", 7), ("bw", "GB/s", 6), ("bound", "bound", 8)]
-        width = max(60, self.app.size.width - 2)  # the scroll bar and a margin
-        room = width - sum(w + 2 for _i, _h, w in fixed)
+        last = max((r.kernel.index for r in self.rows), default=0)
+        # Numbers are right-justified in a column one wider than they are: that space separates
+        # the columns (the table has no cell padding, so 80 columns leave room for the name).
+        fixed = [("index", "#", max(2, len(str(last))) + 1), ("time", "time", 9), ("share", "%", 5), ("intensity", "FLOP/B", 8),
+                 ("flops", "TFLOP/s", 8), ("bw", "GB/s", 7), ("bound", "bound", 9)]
+        width = max(60, self.app.size.width - 1)  # the scroll bar
+        room = width - sum(w for _i, _h, w in fixed)
         if narrow:
-            names = [("kernel", "kernel", max(12, room - 2))]
+            names = [("kernel", " kernel", max(12, room - 1))]
         else:
-            name_w = max(16, min(56, (room - 4) * 3 // 5))
-            names = [("kernel", "kernel", name_w), ("range", "range", max(8, room - 4 - name_w))]
+            name_w = max(16, min(57, (room - 2) * 3 // 5))
+            names = [("kernel", " kernel", name_w), ("range", "range", max(8, room - 2 - name_w))]
         sort_column = {s[0]: s[2] for s in view.SORTS}[self.sort]
         columns = [fixed[0], *names, *fixed[1:]]
-        return [(cid, heading + ("▼" if heading == sort_column and self.sort != "index" else ""), w) for cid, heading, w in columns]
+        return [(cid, heading + ("▼" if heading.strip() == sort_column and self.sort != "index" else ""), w)
+                for cid, heading, w in columns]
 
     def _fill_table(self) -> None:
         table = self.query_one("#profile-table", DataTable)
@@ -327,27 +369,31 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         table.clear(columns=True)
         columns = self._columns()
         for cid, heading, width in columns:
+            heading = "  " + heading if cid == "bound" else heading
             table.add_column(Text(heading, justify="left" if cid in ("kernel", "range", "bound") else "right"), width=width, key=cid)
-        shown = view.total_time(self.kernels)
+        shown = self._shown_time
+        name_width = next(w for cid, _h, w in columns if cid == "kernel") - 2
         rows = []
-        for r in self.kernels:
-            cells = view.table_cells(r, shown)
+        for r in self.rows:
+            cells = view.table_cells(r, shown, name_width)
             row = []
             for cid, _heading, width in columns:
                 value = cells[cid]
-                if cid in ("kernel", "range"):
-                    row.append(Text(_cut(value, width), no_wrap=True, overflow="ellipsis"))
+                if cid == "kernel":
+                    row.append(Text(" " + value, no_wrap=True, overflow="ellipsis"))
+                elif cid == "range":
+                    row.append(Text(_cut(value, width - 1), no_wrap=True, overflow="ellipsis"))
                 elif cid == "bound":
-                    row.append(Text(value, style=BOUND_COLOURS.get(r.bound, "")))
+                    row.append(Text("  " + value, style=BOUND_RICH.get(r.bound, "")))
                 else:
                     row.append(Text(value, justify="right"))
             rows.append(row)
         table.add_rows(rows)
-        # add_rows keys rows by order; the kernel of row i is self.kernels[i]
+        # add_rows keys rows by order; the kernel of row i is self.rows[i]
         self._filling = False
 
     def _row_of(self, index: int | None) -> int | None:
-        return next((i for i, r in enumerate(self.kernels) if r.kernel.index == index), None)
+        return self._row_index.get(index) if index is not None else None
 
     def _move_cursor(self) -> None:
         row = self._row_of(self.selected)
@@ -364,21 +410,15 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         if report is None or not self.is_attached:
             return
         plot = self.query_one(ProfilePlot)
-        data = view.plot_data(report, self.kernels)
+        data = self._plot_data if self._plot_data is not None else view.plot_data(report, self.kernels)
         note = self.query_one("#profile-plot-note", Static)
         note.update(self._legend(data))
         if not data.roofs:
             plot.blank("No GPU ceilings: the file does not say which GPU ran it. g chooses one.")
             return
-        if not data.dots:
-            why = ("a trace without shapes has no FLOPs" if report.capture.format == "torch-trace"
-                   else "no kernel has both FLOPs and bytes (this export has only the speed-of-light percentages)")
-            plot.blank(f"Nothing to place on the roofline: {why}. The table's limiter comes from what the file has.")
-            return
-        selected = None
-        if self.selected is not None and self.selected in data.drawn:
-            selected = data.dots[data.drawn.index(self.selected)]
-        plot.show(data.roofs, data.dots, selected, no_color=bool(self.app.no_color))
+        at = self._dot_index.get(self.selected) if self.selected is not None else None
+        selected = data.dots[at] if at is not None else None
+        plot.show(data.roofs, data.dots, selected, no_color=bool(self.app.no_color), labels=not self.narrow)
 
     def _legend(self, data: view.PlotData) -> Content:
         narrow = self.narrow
@@ -386,13 +426,16 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         for bound in ("compute", "memory", "latency", "unknown"):
             if any(d.bound == bound for d in data.dots):
                 glyph = bound[0] if self.app.no_color else "●"
-                parts.append(Content.assemble((glyph, BOUND_COLOURS[bound]), f" {bound}"))
+                parts.append(Content.assemble((glyph, BOUND_STYLES[bound]), f" {bound}"))
         if data.dots:
             parts.append(Content("size: share of time" if not narrow else "size: time"))
-            parts.append(Content.assemble(("◉", "red"), " selected"))
+            parts.append(Content.assemble(("◉", "bold"), " selected"))
             if any(r.measured for r in data.roofs):
                 parts.append(Content.assemble(("┄", "green"), " measured"))
         notes = view.plot_notes(data, self.report, narrow) if self.report is not None else []
+        if len(self.kernels) > len(self.rows):
+            order = dict((sid, label) for sid, label, _c in view.SORTS)[self.sort]
+            notes.append(f"table: the first {len(self.rows):,} of {len(self.kernels):,} by {order}")
         return Content("  ").join(parts + [Content(n) for n in notes])
 
     def _schedule_plot(self) -> None:
@@ -403,9 +446,9 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
     # --- the selected kernel ------------------------------------------------------------------
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
-        if self._filling or not (0 <= event.cursor_row < len(self.kernels)):
+        if self._filling or not (0 <= event.cursor_row < len(self.rows)):
             return
-        index = self.kernels[event.cursor_row].kernel.index
+        index = self.rows[event.cursor_row].kernel.index
         if index == self.selected:
             return
         self.selected = index
@@ -445,9 +488,9 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             return
         from studytui.profile.report import gemm_try_it, kernel_rows
 
-        shown = view.total_time(self.kernels)
+        shown = self._shown_time
         kind = view.kind_label(self.book, r)
-        colour = BOUND_COLOURS.get(r.bound, "")
+        colour = BOUND_STYLES.get(r.bound, "")
         head.update(Content.assemble(
             (view.text(f"#{r.kernel.index} {r.short_name}"), "bold"), "\n",
             (view.text(r.range_name), "dim"), "\n",
@@ -459,31 +502,29 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         parts: list[Content] = [Content.styled("What to do", "bold underline")]
         if rule is not None:
             parts.append(Content(rule.advice))
+        room = max(20, self._detail_width() - 4)
         for i, s in enumerate(self._suggested):
-            state = self._state(s.entry_id)
-            label = f"{i + 1} {s.title}"
-            line = Content.from_markup(f"[@click=screen.read({i})][b]{i + 1}[/b] $title[/]", title=s.title)
-            parts.append(line + Content.styled(f" · {s.where} {state}", "dim"))
-            del label
+            glyph = self._state(s.entry_id)
+            line = Content.from_markup(f"[@click=screen.read({i})][b]{i + 1}[/b] {glyph} $title[/]", title=_cut(s.title, room))
+            parts.append(line)
         if rule is not None and rule.try_it == "gemm":
             try_it = gemm_try_it(report, r.kernel.index)
             if try_it is not None:
                 parts.append(Content.from_markup("[@click=screen.try_it][b]c[/b] try it: the GEMM calculator with $shape[/]",
                                                  shape=try_it[1].split(": ", 1)[1]))
             else:
-                parts.append(Content.styled("(a trace recorded with record_shapes=True gives its M, N and K for the GEMM calculator)",
+                parts.append(Content.styled("(no GEMM shape in this file for the calculator: a trace recorded with shapes has one)",
                                             "dim"))
         if not self._suggested and self.book is None:
             parts.append(Content.styled("No reading suggestions: profile-advice.yaml could not be read.", "dim"))
         advice.update(Content("\n").join(parts))
-        grid = Table.grid(padding=(0, 1), expand=True)
-        grid.add_column(style="dim", max_width=16, overflow="fold")
-        grid.add_column(ratio=1, overflow="fold")
-        for label, value in kernel_rows(report, r.kernel.index):
-            if label == "kernel":
-                continue
-            grid.add_row(Text(label), Text(one_line(value)))
-        rows_widget.update(grid)
+        rows = [(label, value) for label, value in kernel_rows(report, r.kernel.index) if label != "kernel"]
+        lines = view.row_lines(rows, self._detail_width())
+        rows_widget.update(Content("\n").join(Content.assemble((label, "dim"), " ", value) for label, value in lines))
+
+    def _detail_width(self) -> int:
+        """The detail pane's text width (less its padding and scroll bar)."""
+        return (self.app.size.width if self.narrow else DETAIL_WIDTH) - 4
 
     def _lookup(self, entry_id: str) -> tuple[str, str] | None:
         host = host_of(self.app)
@@ -493,11 +534,9 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         return (entry.title, entry.section_title) if entry is not None else None
 
     def _state(self, entry_id: str) -> str:
+        """The entry's state glyph (○ pending, ◐ learning, ● done, ⊘ skipped)."""
         host = host_of(self.app)
-        if host is None:
-            return ""
-        state = host.state_of(entry_id)
-        return f"{STATE_GLYPHS.get(state, '')} {STATE_WORDS.get(state, state)}".strip()
+        return STATE_GLYPHS.get(host.state_of(entry_id), "○") if host is not None else "○"
 
     # --- keys -----------------------------------------------------------------------------------
     def _draw_keys(self) -> None:
@@ -560,11 +599,9 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
 
         def chosen(gpu_id: str | None) -> None:
             if gpu_id and gpu_id != current:
-                self.gpu = gpu_id
-                self.gpu_chosen_here = True
-                self._start()
+                self._start(gpu=gpu_id)
 
-        self.app.push_screen(GpuPickerScreen(current, self._data_dir), chosen)
+        self.app.push_screen(GpuPickerScreen(current, data_dir_of(self.app)), chosen)
 
     def action_toggle_measured(self) -> None:
         if self.report is None:
@@ -572,9 +609,11 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         if self.report.ceilings is None:
             self.notify("No GPU yet: g chooses one.", severity="warning", timeout=3)
             return
-        self.profile = "vendor" if self.profile != "vendor" else "measured"
-        self._start()
-        self._draw_keys()
+        self._start(profile="vendor" if self.profile != "vendor" else "measured")
+
+    def action_scroll_detail(self, lines: int) -> None:
+        """Shift+Down / Shift+Up: the detail pane scrolls (the arrows move through the kernels)."""
+        self.query_one("#profile-detail-scroll", VerticalScroll).scroll_relative(y=3 * lines, animate=False)
 
     def action_read(self, n: int) -> None:
         if not (0 <= n < len(self._suggested)):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from studytui.core.text import one_line
-from studytui.profile.analyze import BOUNDS, NO_RANGE, RANGE_SEPARATOR, KernelResult, RangeResult, Report
+from studytui.profile.analyze import BOUNDS, NO_RANGE, RANGE_SEPARATOR, KernelResult, Peak, RangeResult, Report
 from studytui.profile.report import si_text, time_text
 
 if TYPE_CHECKING:
@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 # Beyond this many kernels only the longest are drawn (plotext draws every point on every frame).
 MAX_POINTS = 2000
+# The table lists the first this many in its order (Textual's table takes about half a millisecond a
+# row to fill: 10,000 kernels would freeze the screen for seconds on every sort).
+MAX_ROWS = 1000
 # (id, what the key line says, the column it sorts): `s` cycles through them.
 SORTS = (
     ("time", "time", "time"),
@@ -137,47 +140,68 @@ def share_text(time_by_bound: dict[str, float], total: float, top: int = 3) -> s
     return ", ".join(f"{b} {s:.0%}" for s, b in parts[:top])
 
 
-def ceilings_text(report: Report) -> str:
+FORMAT_SHORT = {"ncu-raw": "ncu raw page", "ncu-details": "ncu details page", "torch-trace": "PyTorch trace"}
+
+
+def ceilings_text(report: Report, narrow: bool = False) -> str:
+    """'vendor peaks fp8 1.98P, bf16 989T FLOP/s; DRAM 4.8 TB/s': the peaks the kernels ran at."""
     ce = report.ceilings
     if ce is None:
         return ""
-    peaks = {r.peak.key: r.peak for r in report.kernels if r.peak}
-    figures = [f"{key} {si_text(p.value, 'FLOP/s')}" for key, p in sorted(peaks.items(), key=lambda kv: -kv[1].value)]
-    kind = "measured ceilings" if ce.profile != "vendor" else "vendor peaks"
-    return f"{kind}: " + ", ".join(figures + [f"DRAM {si_text(ce.mem_bw, 'B/s')}"])
+    figures = [f"{key} {si_text(p.value, 'FLOP/s').removesuffix('FLOP/s').replace(' ', '')}"
+               for key, p in sorted(peaks_of(report).items(), key=lambda kv: -kv[1].value)]
+    measured = ce.profile != "vendor"
+    kind = ("measured" if measured else "vendor") if narrow else ("measured ceilings" if measured else "vendor peaks")
+    flops = f"{', '.join(figures)} FLOP/s; " if figures else ""
+    return f"{kind} {flops}DRAM {si_text(ce.mem_bw, 'B/s')}"
 
 
-def gpu_text(report: Report, chosen_here: bool = False) -> str:
+def gpu_text(report: Report, chosen_here: bool = False, narrow: bool = False) -> str:
     ce = report.ceilings
     if ce is None:
         return f"no GPU: {report.gpu_note}; g chooses one"
     acc = ce.accelerator
-    name = f"{acc.name} ({acc.id})" if acc is not None else ce.gpu
+    if narrow:
+        return f"GPU {acc.id if acc is not None else ce.gpu}"
+    name = f"{acc.name} ({acc.id}" if acc is not None else f"{ce.gpu} ("
     how = "chosen here" if chosen_here else ("from the file" if report.gpu_note.startswith("matched") else report.gpu_note)
-    return f"GPU {name}, {how}"
+    return f"{name}, {how})"
 
 
-def header_lines(report: Report, width: int, rng: RangeResult | None = None, chosen_here: bool = False) -> list[str]:
+def header_lines(report: Report, width: int, rng: RangeResult | None = None, chosen_here: bool = False,
+                 narrow: bool = False) -> list[str]:
+    """The file, its GPU and ceilings, and the totals; each group packed into lines of `width`
+    (narrow: shorter words, so 80 columns take three lines)."""
     c = report.capture
     procs = c.processes
     who = []
-    if len(procs) == 1 and procs[0][0]:
+    if len(procs) == 1 and procs[0][0] and not narrow:
         who = [f"process {procs[0][0]} ({procs[0][1]})"]
     elif len(procs) > 1:
         who = [f"{len(procs)} processes"]
     n = len(c.kernels)
-    first = [os.path.basename(c.path) or c.path, c.format_label, f"{n:,} kernel{'s' if n != 1 else ''}", *who, c.metric_set]
-    gpu = [gpu_text(report, chosen_here)] + ([ceilings_text(report)] if report.ceilings is not None else [])
+    kind = FORMAT_SHORT.get(c.format, c.format_label) if narrow else c.format_label
+    metrics = c.metric_set
+    first = [os.path.basename(c.path) or c.path, kind, f"{n:,} kernel{'s' if n != 1 else ''}", *who]
+    if not narrow:  # at 80 columns the totals come first; the detail says where each figure came from
+        first.append(metrics)
+    ceilings = ceilings_text(report, narrow)
+    gpu = [gpu_text(report, chosen_here, narrow) + (f" {ceilings}" if narrow and ceilings else "")]
+    if ceilings and not narrow:
+        gpu.append(ceilings)
     tot = report.total
-    totals = [
-        f"{time_text(tot.duration_s)} of kernel time",
-        f"GEMM {partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}",
-        f"DRAM {partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}",
-        share_text(tot.time_by_bound, tot.duration_s),
-    ]
-    if rng is not None:
-        totals.append(f"range {rng.name}: {rng.kernels:,} kernels, {time_text(rng.duration_s)}, "
-                      f"{share_text(rng.time_by_bound, rng.duration_s, 2)}")
+    if rng is None:
+        totals = [f"{time_text(tot.duration_s)}" + ("" if narrow else " of kernel time"),
+                  f"GEMM {partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}",
+                  f"DRAM {partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}",
+                  share_text(tot.time_by_bound, tot.duration_s)]
+    else:  # the range's totals, beside the whole file's
+        totals = [f"range {rng.name}: {rng.kernels:,} of {tot.kernels:,} kernels",
+                  f"{time_text(rng.duration_s)} of {time_text(tot.duration_s)}"]
+        if not narrow:
+            totals += [f"GEMM {partial(rng.gemm_flops, rng.gemm_unknown, rng.kernels, 'FLOP')}",
+                       f"DRAM {partial(rng.dram_bytes, rng.bytes_unknown, rng.kernels, 'B')}"]
+        totals.append(share_text(rng.time_by_bound, rng.duration_s, 2 if narrow else 3))
     lines = [*_pack(first, width), *_pack(gpu, width), *_pack(totals, width)]
     return [text(line) for line in lines]
 
@@ -194,13 +218,16 @@ def bound_cell(r: KernelResult) -> str:
     return r.bound + ("!" if r.physically_possible is False else "")
 
 
-def table_cells(r: KernelResult, shown_time: float) -> dict[str, str]:
-    """The table's cells of one kernel, by column id (names escaped, not yet shortened)."""
+def table_cells(r: KernelResult, shown_time: float, name_width: int = 48) -> dict[str, str]:
+    """The table's cells of one kernel, by column id (the name shortened to `name_width`, as the
+    CLI's table does; names escaped)."""
+    from studytui.profile.names import short_name
+
     x, from_shapes = intensity_of(r)
     share = (r.kernel.duration_s or 0.0) / shown_time if shown_time > 0 else None
     return {
         "index": str(r.kernel.index),
-        "kernel": text(r.short_name),
+        "kernel": text(short_name(r.kernel.name, max(8, name_width))),
         "range": text(r.range_name) if r.kernel.range else "",
         "time": time_text(r.kernel.duration_s),
         "share": "?" if share is None else (f"{share:.0%}" if share >= 0.01 else "<1%"),
@@ -212,6 +239,15 @@ def table_cells(r: KernelResult, shown_time: float) -> dict[str, str]:
 
 
 # -- the plot -----------------------------------------------------------------------------------
+def peaks_of(report: Report) -> dict[str, Peak]:
+    """The peaks of the precisions the kernels ran at; bf16's when no kernel has FLOPs."""
+    peaks = {r.peak.key: r.peak for r in report.kernels if r.peak}
+    if not peaks and report.ceilings is not None:
+        bf16 = report.ceilings.peak("tensor_bf16")
+        peaks = {bf16.key: bf16} if bf16 is not None else {}
+    return peaks
+
+
 def roofs_of(report: Report) -> list[RoofLine]:
     """The roofs of the precisions the kernels ran at (the vendor peak; with measured ceilings,
     the measured one too), highest first. None without a GPU; bf16's alone when no kernel has
@@ -219,10 +255,7 @@ def roofs_of(report: Report) -> list[RoofLine]:
     ce = report.ceilings
     if ce is None:
         return []
-    peaks = {r.peak.key: r.peak for r in report.kernels if r.peak}
-    if not peaks:
-        bf16 = ce.peak("tensor_bf16")
-        peaks = {bf16.key: bf16} if bf16 is not None else {}
+    peaks = peaks_of(report)
     roofs: list[RoofLine] = []
     vendor_bw = ce.limit_mem_bw or ce.mem_bw
     measured = ce.profile != "vendor"
@@ -259,17 +292,21 @@ def plot_data(report: Report, kernels: list[KernelResult], limit: int = MAX_POIN
 
 
 def plot_notes(data: PlotData, report: Report, narrow: bool = False) -> list[str]:
-    """What the plot leaves out and how it placed what it shows, each a short sentence."""
+    """What the plot leaves out and how it placed what it shows, each a few words."""
+    if not data.dots:
+        if not data.not_drawn:
+            return ["no kernels"]
+        return ["nothing to place: " + ("a trace without shapes has no FLOPs" if report.capture.format == "torch-trace"
+                                        else "this export has the speed-of-light percentages only")
+                + ("" if narrow else "; the limiter comes from what the file has")]
     notes: list[str] = []
     if data.cut:
-        notes.append(f"the {len(data.dots):,} longest drawn ({data.cut_share:.0%} of the time); {data.cut:,} more in the table")
+        notes.append(f"only the {len(data.dots):,} longest drawn ({data.cut_share:.0%} of the time)")
     if data.not_drawn:
-        why = "no FLOPs" if report.capture.format == "torch-trace" else "no FLOPs or bytes"
-        notes.append(f"{data.not_drawn:,} kernel{'s' if data.not_drawn != 1 else ''} with {why}: not drawn, in the table")
+        why = "FLOPs" if report.capture.format == "torch-trace" else "FLOPs or bytes"
+        notes.append(f"{data.not_drawn:,} without {why} not drawn")
     if data.from_shapes:
-        notes.append("≤: intensity of the shapes (least bytes; a trace has no byte counters)" if not narrow else "≤: x from the shapes")
-    if not data.dots and not data.not_drawn:
-        notes.append("no kernels")
+        notes.append("≤: x from the shapes" + ("" if narrow else " (no bytes in a trace)"))
     return notes
 
 
@@ -287,7 +324,7 @@ def headline(r: KernelResult, kind_label: str, shown_time: float) -> str:
     share = (r.kernel.duration_s or 0.0) / shown_time if shown_time > 0 else 0.0
     bound = {"unknown": "limiter unknown", "latency": "latency-bound"}.get(r.bound, f"{r.bound}-bound")
     impossible = "; physically impossible" if r.physically_possible is False else ""
-    return f"{kind_label} · {bound} · {time_text(r.kernel.duration_s)}, {share:.0%} of the time shown{impossible}"
+    return f"{kind_label} · {bound} · {time_text(r.kernel.duration_s)} ({share:.0%} of the time){impossible}"
 
 
 def suggestions(rule: AdviceRule | None, lookup: Callable[[str], tuple[str, str] | None], limit: int = 4) -> list[Suggestion]:
@@ -306,3 +343,20 @@ def kind_label(book: AdviceBook | None, r: KernelResult) -> str:
     if book is None:
         return "kernel"
     return book.label(book.kind_of(r.kernel))
+
+
+def row_lines(rows: list[tuple[str, str]], width: int, label_width: int = 15) -> list[tuple[str, str]]:
+    """(label part, value part) per screen line: every row's value wrapped beside its label (a
+    label longer than `label_width` wraps too), file text escaped. Wrapped here, not by the widget,
+    so the detail pane is one block of text that is quick to redraw."""
+    import textwrap
+
+    room = max(12, width - label_width - 1)
+    out: list[tuple[str, str]] = []
+    for label, value in rows:
+        values = textwrap.wrap(text(value), room, break_long_words=True, break_on_hyphens=False) or [""]
+        labels = textwrap.wrap(label, label_width, break_long_words=True) or [""]
+        for i in range(max(len(values), len(labels))):
+            out.append(((labels[i] if i < len(labels) else "").ljust(label_width), values[i] if i < len(values) else ""))
+    return out
+

@@ -140,9 +140,8 @@ class DetailPane(VerticalScroll):
         where = entry.section_title + (f" › {entry.subsection_title}" if entry.subsection_title else "")
         body = entry.summary
         if entry.date:
-            # What the date means (verified, or only added from the update notes), as `studytui show` says.
-            label = "Verified" if entry.date_label == "Verified on" else entry.date_label
-            body += f"\n\n*{label} {days_since(entry.date, today) or entry.date}.*"
+            # What the date means, in the words `studytui show` uses (Entry.date_label).
+            body += f"\n\n*{entry.date_label} {days_since(entry.date, today) or entry.date}.*"
         self._body().update(body + f"\n\n*{where}*")
         self._set("detail-tags", "Tags: " + ", ".join(entry.tags) if entry.tags else "")
         self.query_one(SourceLink).set_url(entry.url, entry.no_url_reason)
@@ -164,7 +163,7 @@ class DetailPane(VerticalScroll):
         meta = counts
         if section.id == FRONTIER_ID or section.verified_on:
             verified = days_since(section.verified_on, today)
-            meta += f"\nVerified {verified}" if verified else "\nVerification date unknown"
+            meta += f"\nSection verified on {verified}" if verified else "\nVerification date unknown"
         self._set("detail-meta", meta)
         if not self.ready:
             self._replay = lambda: self.show_section(section, counts, today, subsection)

@@ -1,4 +1,4 @@
-"""`studytui serve`: the study app in a browser, to take the guide along.
+"""`studytui serve`: the study app in a browser, to take the guide along (`studytui.serve`).
 
 The other ways to take notes along (an Anki deck, a Markdown vault) are formats of `studytui
 export` and `import` (commands/study.py), each a module in `studytui/exports/`, chosen through

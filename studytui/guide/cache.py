@@ -1,0 +1,437 @@
+"""The validated guide, kept between runs in the user cache directory (issue 27).
+
+Parsing the guide's YAML (a dozen files, PyYAML's constructor) cost more than the rest of a
+command, and a learner who puts `studytui next` in a shell prompt pays it on every prompt. So
+once the guide has loaded without a problem it is kept as JSON in `paths.cache_dir()`
+(`STUDYTUI_CACHE_DIR` overrides it; tests point it at a temporary folder), one file per content
+folder, and read back while nothing it was built from has changed. The cache holds only what the
+content files say, never a learner's data: deleting it at any time costs one slower run.
+
+A cache file is never trusted blindly. It is used only when every one of these holds; otherwise
+the guide is parsed from the YAML again and the file is written anew:
+
+- it is a regular file (not a link, not a FIFO) owned by this user, writable by nobody else, and
+  at most MAX_BYTES long;
+- its header names this FORMAT, this studytui version and the same content folder, and the same
+  stamps (file_state.content_stamp: mtime, ctime, size, inode) for every content file the guide
+  was built from and for this package's own code (so a developer's edit of the loader counts as
+  a change too);
+- the SHA-256 digest of the payload matches the header's (a truncated or corrupted file fails);
+- the payload rebuilds the model with every field of the type the model holds, and no text in it
+  holds a control character that the loader would have refused.
+
+The file holds plain JSON values only; the dataclasses are rebuilt from them field by field, so
+nothing read from the cache is ever executed or unpickled.
+
+A guide is written only when no file it was built from changed in the last RACY_S seconds: a
+stamp taken so soon after a change might not see a second change within the file system's
+timestamp granularity. Writing is best effort: a read-only or full cache directory only means
+the next run parses again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from studytui import __version__
+from studytui.core.filestate import FullStamp, content_stamp
+from studytui.guide.model import Claim, Entry, GlossaryTerm, Guide, Policy, Section, Subsection, TryIt
+
+FORMAT = 1
+MAX_BYTES = 32 * 1024 * 1024
+RACY_S = 2.0
+SUBDIR = "guide"
+# The modules whose code decides what a guide parsed from the YAML holds.
+CODE_FILES = ("loader.py", "model.py", "yamlio.py", "cache.py")
+
+Stamps = list[tuple[str, FullStamp | None]]
+
+
+class Invalid(Exception):
+    """The cache file is not one this code wrote for this content: rebuild it."""
+
+
+# -- where -------------------------------------------------------------------------------------
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of `data`, in hex. CPython's own implementation where it has one (the module
+    `random` uses): hashlib loads OpenSSL first, a few milliseconds on every command."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]  # Python >= 3.12
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]  # Python <= 3.11
+        except ImportError:
+            from hashlib import sha256  # type: ignore[no-redef, unused-ignore]
+    return str(sha256(data).hexdigest())
+
+
+def cache_file(content_root: Path) -> Path:
+    """The cache file for a content folder (its resolved path)."""
+    from studytui.core.paths import cache_dir
+
+    name = sha256_hex(os.fsencode(str(content_root)))[:24]
+    return cache_dir() / SUBDIR / f"guide-{name}.json"
+
+
+def code_stamps() -> Stamps:
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [(os.path.join(here, name), content_stamp(os.path.join(here, name))) for name in CODE_FILES]
+
+
+def unchanged(stamps: Stamps) -> bool:
+    """True when every (path, stamp) still has that stamp (a file that cannot be stamped never matches)."""
+    return all(stamp is not None and content_stamp(path) == stamp for path, stamp in stamps)
+
+
+def _stamps(rows: Any) -> Stamps:
+    """A header's [[path, mtime_ns, ctime_ns, size, inode], ...] as Stamps (Invalid if malformed)."""
+    if type(rows) is not list or not rows:
+        raise Invalid("stamps")
+    out: Stamps = []
+    for row in rows:
+        if type(row) is not list or len(row) != 5 or type(row[0]) is not str or any(type(v) is not int for v in row[1:]):
+            raise Invalid("stamps")
+        out.append((row[0], (row[1], row[2], row[3], row[4])))
+    return out
+
+
+def racy(stamps: Stamps, taken_at: float) -> bool:
+    """True when a file was changed within RACY_S seconds of when its stamp was taken (or could
+    not be stamped): a second change that soon may leave the stamp as it was."""
+    limit = int((taken_at - RACY_S) * 1e9)
+    return any(stamp is None or max(stamp[0], stamp[1]) > limit for _, stamp in stamps)
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+
+def read(content_root: Path) -> tuple[Guide, Stamps] | None:
+    """The kept guide for `content_root` and the stamps it was kept under, when it is still
+    valid; else None (never raises)."""
+    try:
+        path = cache_file(content_root)
+        raw = _read_private(path)
+        if raw is None:
+            return None
+        return decode(raw, content_root)
+    except (Invalid, OSError, ValueError, TypeError, KeyError, IndexError, RecursionError, UnicodeDecodeError):
+        return None
+
+
+def _read_private(path: Path) -> bytes | None:
+    """The file's bytes if it is a regular file of ours that nobody else can write, else None."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES or st.st_mode & 0o022:
+            return None
+        getuid = getattr(os, "getuid", None)
+        if getuid is not None and st.st_uid != getuid():
+            return None
+        chunks = []
+        left = MAX_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) <= MAX_BYTES else None
+    finally:
+        os.close(fd)
+
+
+def decode(raw: bytes, content_root: Path) -> tuple[Guide, Stamps]:
+    """Rebuild the guide from a cache file's bytes; Invalid (or a JSON error) when anything is off."""
+    head, sep, payload = raw.partition(b"\n")
+    if not sep:
+        raise Invalid("no payload")
+    header = json.loads(head)
+    if not isinstance(header, dict):
+        raise Invalid("header")
+    if header.get("format") != FORMAT or header.get("studytui") != __version__:
+        raise Invalid("another format or version")
+    if header.get("content_dir") != str(content_root):
+        raise Invalid("another content folder")
+    if header.get("bytes") != len(payload) or header.get("sha256") != sha256_hex(payload):
+        raise Invalid("digest")
+    files, code = _stamps(header.get("files")), _stamps(header.get("code"))
+    if code != code_stamps():
+        raise Invalid("the loader's code changed")
+    if files[0][0] != str(content_root / "guide.yaml") or not unchanged(files):
+        raise Invalid("the content changed")
+    return _guide(json.loads(payload), [path for path, _ in files], str(content_root)), files
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+def write(content_root: Path, guide: Guide, stamps: Stamps, taken_at: float) -> bool:
+    """Keep `guide` (built from the files in `stamps`, stamped at `taken_at`); False when it was
+    not written (a file changed too recently, the guide does not survive the round trip, or the
+    cache directory cannot be written)."""
+    code = code_stamps()
+    if not stamps or stamps[0][0] != str(content_root / "guide.yaml") or racy(stamps + code, taken_at):
+        return False
+    try:
+        raw = encode(content_root, guide, stamps, code)
+        if decode_unchecked(raw, content_root) != guide:
+            return False  # a value JSON cannot carry as it is (a date in try_it args): parse every time
+    except (Invalid, TypeError, ValueError, KeyError, IndexError, RecursionError):
+        return False
+    try:
+        _write_private(cache_file(content_root), raw)
+    except OSError:
+        return False
+    return True
+
+
+def encode(content_root: Path, guide: Guide, stamps: Stamps, code: Stamps) -> bytes:
+    files = [path for path, _ in stamps]
+    payload = json.dumps(_plain_guide(guide, files), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    header = {
+        "format": FORMAT,
+        "studytui": __version__,
+        "content_dir": str(content_root),
+        "files": [[path, *stamp] for path, stamp in stamps if stamp is not None],
+        "code": [[path, *stamp] for path, stamp in code if stamp is not None],
+        "bytes": len(payload),
+        "sha256": sha256_hex(payload),
+    }
+    return json.dumps(header, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n" + payload
+
+
+def decode_unchecked(raw: bytes, content_root: Path) -> Guide:
+    """The payload of `raw` rebuilt without looking at the stamps (the write's own round trip)."""
+    head, _, payload = raw.partition(b"\n")
+    header = json.loads(head)
+    return _guide(json.loads(payload), [path for path, _ in _stamps(header["files"])], str(content_root))
+
+
+def _write_private(path: Path, raw: bytes) -> None:
+    """Atomically replace `path` with `raw`, 0600 in a 0700 directory (no fsync: a cache)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(tmp, flags, 0o600)
+    except FileExistsError:
+        os.unlink(tmp)  # left by a process of ours with this pid that died mid-write
+        fd = os.open(tmp, flags, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# -- the model as plain values, and back ---------------------------------------------------------
+# Every field of every class, in the model's order, with the kind of value it holds. A test keeps
+# these lists equal to the dataclasses' fields, so a field added to the model cannot be dropped here.
+# Records are JSON lists in this order; "line" text may hold no control character at all, "prose"
+# text no control character but tab and line feed (the loader's two rules).
+
+LINE, PROSE, OPT_LINE, OPT_PROSE, INT, OPT_INT, BOOL, LINES = "line", "prose", "line?", "prose?", "int", "int?", "bool", "lines"
+
+CLAIM_SCHEMA = tuple((name, PROSE) for name in ("value", "hardware", "workload", "precision", "baseline", "correctness",
+                                                 "software", "algorithm"))
+TRY_IT_SCHEMA = (("calc", LINE), ("args", "args"), ("label", LINE))
+ENTRY_SCHEMA = (
+    ("id", LINE), ("title", LINE), ("url", OPT_LINE), ("kind", OPT_LINE), ("summary", PROSE), ("section_id", LINE),
+    ("section_title", LINE), ("subsection_id", LINE), ("subsection_title", OPT_LINE), ("index", INT),
+    ("authors", LINES), ("year", OPT_INT), ("tags", LINES), ("aliases", LINES), ("role", LINE), ("date", OPT_LINE),
+    ("no_url_reason", OPT_PROSE), ("also_names", LINES), ("related_urls", LINES), ("claims", "claims"),
+    ("try_it", "try_it"), ("placement", OPT_LINE), ("source_file", "file"), ("source_line", INT),
+)
+SUBSECTION_SCHEMA = (("id", LINE), ("title", OPT_LINE), ("entries", "entries"))
+SECTION_SCHEMA = (("id", LINE), ("title", LINE), ("intro", PROSE), ("subsections", "subsections"), ("ordered", BOOL),
+                  ("verified_on", OPT_LINE), ("source_file", "file"))
+TERM_SCHEMA = (("id", LINE), ("term", LINE), ("definition", PROSE), ("see", LINES), ("aliases", LINES))
+POLICY_SCHEMA = (("text", PROSE), ("admitted_kinds", LINES), ("claim_fields", LINES))
+GUIDE_SCHEMA = (("title", LINE), ("source_repo", LINE), ("license", LINE), ("sections", "sections"),
+                ("glossary", "glossary"), ("policy", "policy"))
+SCHEMAS = {"Claim": CLAIM_SCHEMA, "TryIt": TRY_IT_SCHEMA, "Entry": ENTRY_SCHEMA, "Subsection": SUBSECTION_SCHEMA,
+           "Section": SECTION_SCHEMA, "GlossaryTerm": TERM_SCHEMA, "Policy": POLICY_SCHEMA, "Guide": GUIDE_SCHEMA}
+
+
+def _value(obj: Any, name: str, kind: str, files: list[str]) -> Any:
+    value = getattr(obj, name)
+    if kind == "file":
+        return files.index(_file_of(value, files))
+    if kind == LINES:
+        return list(value)
+    if kind == "claims":
+        return [[getattr(c, n) for n, _ in CLAIM_SCHEMA] for c in value]
+    if kind == "try_it":
+        return None if value is None else [value.calc, dict(value.args), value.label]
+    return value
+
+
+def _table(objects: Any, schema: tuple[tuple[str, str], ...], files: list[str]) -> dict[str, list[Any]]:
+    """Objects of one class as columns, one list per field (the nested kinds left out)."""
+    return {name: [_value(o, name, kind, files) for o in objects] for name, kind in schema if kind not in _NESTED}
+
+
+def _file_of(display: str, files: list[str]) -> str:
+    """The stamped path whose display form (loader._display) is `display`."""
+    from studytui.guide.loader import _display
+
+    for path in files:
+        if _display(Path(path)) == display:
+            return path
+    raise Invalid(f"no stamped file for {display!r}")
+
+
+_NESTED = ("subsections", "entries", "sections", "glossary", "policy")
+
+
+def _plain_guide(guide: Guide, files: list[str]) -> dict[str, Any]:
+    """The guide as columns: every entry's id in one list, every title in another...; sections and
+    subsections say how many of the next level's records are theirs."""
+    subsections = [sub for s in guide.sections for sub in s.subsections]
+    return {
+        "guide": [guide.title, guide.source_repo, guide.license],
+        "policy": [_value(guide.policy, n, k, files) for n, k in POLICY_SCHEMA],
+        "sections": {**_table(guide.sections, SECTION_SCHEMA, files), "count": [len(s.subsections) for s in guide.sections]},
+        "subsections": {**_table(subsections, SUBSECTION_SCHEMA, files), "count": [len(sub.entries) for sub in subsections]},
+        "entries": _table([e for sub in subsections for e in sub.entries], ENTRY_SCHEMA, files),
+        "glossary": _table(guide.glossary, TERM_SCHEMA, files),
+    }
+
+
+_NONE = type(None)
+_TEXT = frozenset({str})
+_TYPES = {LINE: _TEXT, PROSE: _TEXT, OPT_LINE: frozenset({str, _NONE}), OPT_PROSE: frozenset({str, _NONE}),
+          INT: frozenset({int}), OPT_INT: frozenset({int, _NONE}), BOOL: frozenset({bool}), LINES: frozenset({list}),
+          "claims": frozenset({list}), "try_it": frozenset({list, _NONE}), "file": frozenset({int}),
+          "args": frozenset({dict})}
+
+
+class _Rebuild:
+    """Turns the JSON columns back into the model, checking every value (Invalid at the first
+    wrong one): its type, and the loader's control-character rule for its text. The checks run a
+    column at a time, so a warm load stays a few milliseconds."""
+
+    def __init__(self, files: list[str]) -> None:
+        from studytui.guide.loader import _CONTROL_IN_LINE, _CONTROL_IN_PROSE, _display
+
+        self.displays = [_display(Path(f)) for f in files]
+        self.line = _CONTROL_IN_LINE.search
+        self.prose = _CONTROL_IN_PROSE.search
+
+    def texts(self, values: Any, kind: str) -> None:
+        """Invalid when a text breaks the rule for its kind (`values`: text, or None for optional kinds)."""
+        joined = " ".join(filter(None, values))
+        if (self.line if kind in (LINE, OPT_LINE, LINES) else self.prose)(joined):
+            raise Invalid("a control character")
+
+    def columns(self, data: Any, schema: tuple[tuple[str, str], ...], extra: tuple[str, ...] = ()) -> list[list[Any]]:
+        """The columns of `data` in `schema`'s order (nested kinds skipped, `extra` last), checked."""
+        names = [name for name, kind in schema if kind not in _NESTED] + list(extra)
+        if type(data) is not dict or sorted(data) != sorted(names):
+            raise Invalid("a table of the wrong shape")
+        size = len(data[names[0]])
+        out = []
+        for name, kind in [(n, k) for n, k in schema if k not in _NESTED] + [(e, INT) for e in extra]:
+            column = data[name]
+            if type(column) is not list or len(column) != size:
+                raise Invalid("a column of the wrong length")
+            if not set(map(type, column)) <= _TYPES[kind]:
+                raise Invalid(f"{name}: a value of the wrong type")
+            if kind in (LINE, PROSE, OPT_LINE, OPT_PROSE):
+                self.texts(column, kind)
+            elif kind == LINES:
+                texts = list(chain.from_iterable(column))
+                if not set(map(type, texts)) <= _TEXT:
+                    raise Invalid(f"{name}: a list of text holding something else")
+                self.texts(texts, kind)
+                column = list(map(tuple, column))
+            elif kind == "file":
+                if any(not 0 <= v < len(self.displays) for v in column):
+                    raise Invalid("not a stamped file")
+                column = [self.displays[v] for v in column]
+            elif kind == "claims":
+                column = [tuple(Claim(*self.record(c, CLAIM_SCHEMA)) for c in claims) if claims else () for claims in column]
+            elif kind == "try_it":
+                column = [None if t is None else self.try_it(t) for t in column]
+            out.append(column)
+        return out
+
+    def record(self, row: Any, schema: tuple[tuple[str, str], ...]) -> list[Any]:
+        """One record of plain fields (text and lists of text), checked."""
+        if type(row) is not list or len(row) != len(schema):
+            raise Invalid("a record of the wrong shape")
+        out = []
+        for value, (_, kind) in zip(row, schema):
+            if type(value) not in _TYPES[kind]:
+                raise Invalid("a value of the wrong type")
+            if kind == LINES:
+                if any(type(item) is not str for item in value):
+                    raise Invalid("a list of text holding something else")
+                self.texts(value, kind)
+                value = tuple(value)
+            elif kind in (LINE, PROSE, OPT_LINE, OPT_PROSE):
+                self.texts((value,), kind)
+            out.append(value)
+        return out
+
+    def try_it(self, row: Any) -> TryIt:
+        if type(row) is not list or len(row) != 3 or type(row[1]) is not dict:
+            raise Invalid("a try_it of the wrong shape")
+        calc, label = self.record([row[0], row[2]], (TRY_IT_SCHEMA[0], TRY_IT_SCHEMA[2]))
+        args = {}
+        for key, value in row[1].items():
+            self.texts((key,), LINE)
+            if type(value) is str:
+                self.texts((value,), PROSE)
+            elif not (value is None or type(value) in (int, float, bool)):
+                raise Invalid("a try_it argument that is not a scalar")
+            args[key] = value
+        return TryIt(calc, args, label)
+
+    @staticmethod
+    def split(items: list[Any], counts: list[int]) -> list[tuple[Any, ...]]:
+        """`items` cut into consecutive groups of `counts` (Invalid unless they add up exactly)."""
+        if any(c < 0 for c in counts) or sum(counts) != len(items):
+            raise Invalid("counts that do not add up")
+        out, start = [], 0
+        for count in counts:
+            out.append(tuple(items[start:start + count]))
+            start += count
+        return out
+
+    def guide(self, data: Any, content_dir: str) -> Guide:
+        if type(data) is not dict or sorted(data) != ["entries", "glossary", "guide", "policy", "sections", "subsections"]:
+            raise Invalid("not a guide")
+        title, repo, license_ = self.record(data["guide"], GUIDE_SCHEMA[:3])
+        entries = list(map(Entry, *self.columns(data["entries"], ENTRY_SCHEMA)))
+        *sub_cols, sub_counts = self.columns(data["subsections"], SUBSECTION_SCHEMA, ("count",))
+        sub_id, sub_title = sub_cols
+        subsections = list(map(Subsection, sub_id, sub_title, self.split(entries, sub_counts)))
+        *sec_cols, sec_counts = self.columns(data["sections"], SECTION_SCHEMA, ("count",))
+        sid, stitle, intro, ordered, verified, source = sec_cols
+        sections = tuple(map(Section, sid, stitle, intro, self.split(subsections, sec_counts), ordered, verified, source))
+        glossary = tuple(map(GlossaryTerm, *self.columns(data["glossary"], TERM_SCHEMA)))
+        return Guide(title=title, source_repo=repo, license=license_, sections=sections, glossary=glossary,
+                     policy=Policy(*self.record(data["policy"], POLICY_SCHEMA)), content_dir=content_dir)
+
+
+def _guide(data: Any, files: list[str], content_dir: str) -> Guide:
+    return _Rebuild(files).guide(data, content_dir)

@@ -1,0 +1,166 @@
+"""Tile model v2 (`calc tile`): the issue's cases, refused with the rule or budgeted right.
+
+Shapes and kinds per architecture (wgmma on 9.0, tcgen05 1-CTA and 2-CTA on 10.x, mma.sync
+elsewhere), data types the hardware lacks, fp4/fp6 unpacked in shared memory, block-scale
+factors, accumulator double-buffering in tensor memory, the epilogue sub-tile, warp
+specialisation and setmaxnreg. The rules themselves are held against ptxas in
+tests/test_tile_validity.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from studytui.calc.occupancy import get_cc
+from studytui.calc.tile import tile_budget
+from studytui.calc.units import FieldError
+from studytui.cli import main
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["calc", "tile", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---- the issue's tiles that no hardware issues: exit 2, one line, the rule --------------------
+
+REFUSED = [
+    (["--cc", "10.0", "--tile", "256x512x64", "--epilogue", "none"], "--tile", "N a multiple of 16 from 16 to 256 (got 512)"),
+    (["--cc", "9.0", "--tile", "256x256x64", "--threads", "128"], "--tile", "512 registers per thread"),
+    (["--tile", "100x100x30"], "--tile", "M is a multiple of 64 (got 100)"),
+    (["--tile", "7x13x5", "--dtype", "fp8"], "--tile", "K is a multiple of the 32"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--threads", "384", "--regs", "168"], "--threads", "--warp-specialized"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "fp4"], "--dtype", "fp6 and fp4 arrive with Blackwell"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "fp6"], "--dtype", "wgmma's types"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "int4"], "--dtype", "int4"),
+    (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "int4"], "--dtype", "no int4 kind"),
+    (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "no fp64 kind"),
+    (["--cc", "8.0", "--tile", "128x128x64", "--dtype", "fp8"], "--dtype", "arrives with 8.9"),
+    (["--cc", "7.0", "--tile", "128x128x64", "--dtype", "bf16"], "--dtype", "bf16 tensor cores arrive with 8.0"),
+    (["--cc", "7.5", "--tile", "128x128x64", "--dtype", "tf32"], "--dtype", "tf32 arrives with 8.0"),
+    (["--cc", "10.3", "--tile", "128x128x64", "--dtype", "int8"], "--dtype", "sm_103a has no tcgen05.mma kind::i8"),
+    (["--cc", "10.0", "--tile", "64x128x64", "--cta-group", "2"], "--tile", "cta_group::2"),
+    (["--cc", "10.0", "--tile", "64x128x128", "--dtype", "nvfp4"], "--tile", "M 128 (got 64)"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--cta-group", "2"], "--cta-group", "tcgen05"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "fp32"], "--dtype", "tf32"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--warp-specialized", "--threads", "384", "--setmaxnreg", "40/240"],
+     "--setmaxnreg", "over the 64,512"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--warp-specialized", "--threads", "384", "--setmaxnreg", "20/232"],
+     "--setmaxnreg", "24 to 256"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--setmaxnreg", "40/232"], "--setmaxnreg", "--warp-specialized"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--threads", "256", "--epilogue-tile", "48x32"], "--epilogue-tile", "does not divide"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--epilogue", "none", "--epilogue-tile", "64x32"], "--epilogue-tile", "not used"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--threads", "auto5"], "--threads", "auto"),
+]
+
+
+@pytest.mark.parametrize("argv, flag, hint", REFUSED, ids=[" ".join(a) for a, _f, _h in REFUSED])
+def test_impossible_tiles_exit_2_with_the_rule(capsys, argv: list[str], flag: str, hint: str) -> None:
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and hint in lines[0], err
+
+
+def test_every_rule_a_tile_breaks_is_named() -> None:
+    with pytest.raises(FieldError) as info:
+        tile_budget(get_cc("9.0"), 7, 13, 5, "fp8")
+    text = info.value.message
+    assert "M is a multiple of 64 (got 7)" in text and "(got 13)" in text and "(got 5)" in text and "16 bytes" in text
+
+
+def test_flashattention3_tile_is_legitimate_not_a_power_of_two() -> None:
+    v = tile_budget(get_cc("9.0"), 128, 176, 64, "bf16", threads=384, warp_specialized=True).values
+    assert v["accumulator_registers_per_thread"] == 128 * 176 // 256 == 88 and v["instruction"] == "wgmma.mma_async"
+
+
+# ---- 2-CTA tiles on 10.x ----------------------------------------------------------------------
+
+def test_256x256x64_on_b200_is_a_cta_pair_with_room_for_two_accumulators() -> None:
+    v = tile_budget(get_cc("10.0"), 256, 256, 64, "bf16").values
+    assert v["cta_group"] == 2 and v["tile_per_cta"] == {"m": 128, "n": 256, "k": 64}
+    assert v["a_bytes_per_stage"] == 128 * 64 * 2 and v["b_bytes_per_stage"] == 128 * 64 * 2  # 16 KiB each, 32 KiB a stage
+    assert v["stage_bytes_per_cta"] == 32 * 1024 + 16
+    assert v["tmem_columns"] == 256 and v["tmem_accumulator_buffers"] == 2 and v["tmem_columns_allocated"] == 512
+    assert v["stages"] == (232448 - 128 * 256 * 2) // (32 * 1024 + 16) == 5
+
+
+def test_cta_group_2_at_m128_splits_a_into_64_rows() -> None:
+    v = tile_budget(get_cc("10.0"), 128, 256, 64, "bf16", cta_group=2).values
+    assert v["tile_per_cta"]["m"] == 64 and v["a_bytes_per_stage"] == 64 * 64 * 2 and v["b_bytes_per_stage"] == 128 * 64 * 2
+
+
+def test_f8f6f4_operands_are_unpacked_one_byte_and_mxf4_packed() -> None:
+    fp6 = tile_budget(get_cc("10.0"), 128, 256, 128, "fp6").values
+    assert fp6["mma_kind"] == "f8f6f4" and fp6["operand_bytes_per_element"] == 1.0
+    assert fp6["a_bytes_per_stage"] == 128 * 128 and fp6["b_bytes_per_stage"] == 256 * 128
+    fp4 = tile_budget(get_cc("10.0"), 128, 256, 128, "fp4").values
+    assert fp4["a_bytes_per_stage"] == 128 * 128  # still one byte each under kind::f8f6f4
+    nv = tile_budget(get_cc("10.0"), 128, 256, 128, "nvfp4").values
+    assert nv["mma_kind"] == "mxf4nvf4" and nv["a_bytes_per_stage"] == 128 * 128 // 2
+
+
+def test_block_scale_factors_in_shared_memory_and_tensor_memory() -> None:
+    v = tile_budget(get_cc("10.0"), 128, 256, 256, "nvfp4").values  # one UE4M3 scale per 16 along K
+    assert v["scale_factor_bytes_per_stage"] == (128 + 256) * 256 // 16
+    assert v["tmem_scale_factor_columns"] == (256 // 16 // 4) * (1 + 2)  # A's 128 rows, B's 256 rows in two lane groups
+    mx = tile_budget(get_cc("10.0"), 128, 128, 128, "mxfp8").values  # one E8M0 scale per 32
+    assert mx["mma_kind"] == "mxf8f6f4" and mx["scale_factor_bytes_per_stage"] == (128 + 128) * 128 // 32
+    assert tile_budget(get_cc("10.0"), 128, 128, 128, "fp8").values["scale_factor_bytes_per_stage"] == 0
+
+
+def test_accumulator_buffers_fall_to_one_with_a_warning_when_two_do_not_fit() -> None:
+    result = tile_budget(get_cc("10.0"), 256, 256, 256, "nvfp4")
+    assert result.values["tmem_accumulator_buffers"] == 1
+    assert any("one accumulator buffer" in w for w in result.warnings)
+    with pytest.raises(FieldError, match="acc_buffers|over the 512"):
+        tile_budget(get_cc("10.0"), 256, 256, 256, "nvfp4", acc_buffers=2)
+
+
+# ---- warp specialisation ------------------------------------------------------------------------
+
+def test_warp_specialized_accumulators_sit_in_the_consumers_only() -> None:
+    result = tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=384, regs=168, warp_specialized=True)
+    v = result.values
+    assert v["accumulator_registers_per_thread"] == 128 and v["consumer_threads"] == 256  # not 86 over all 384
+    ws = v["setmaxnreg"]
+    assert (ws["producer"], ws["consumer"]) == (40, 232)
+    assert ws["registers_needed"] == 40 * 128 + 232 * 256 == ws["registers_in_block"] == 384 * 168
+    assert v["blocks_per_sm"] == 1  # one block per SM by design
+
+
+def test_setmaxnreg_split_is_checked_against_the_accumulators() -> None:
+    with pytest.raises(FieldError, match="do not fit in 120"):
+        tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=384, warp_specialized=True, setmaxnreg=(40, 120))
+
+
+def test_epilogue_sub_tile_replaces_the_whole_c_tile() -> None:
+    whole = tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=256).values
+    assert whole["epilogue_bytes"] == 128 * 256 * 2 and whole["max_stages"] == 3
+    sub = tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=256, epilogue_tile=(64, 32)).values
+    assert sub["epilogue_bytes"] == 64 * 32 * 2 * 2
+    assert sub["max_stages"] == (232448 - 8192) // (16384 + 32768 + 16) == 4
+
+
+def test_json_has_the_issue_keys(capsys) -> None:
+    code, out, _ = cli(capsys, "--gpu", "b200", "--tile", "256x256x64", "--json")
+    assert code == 0
+    data = json.loads(out)
+    for key in ("stage_bytes_per_cta", "a_bytes_per_stage", "b_bytes_per_stage", "cta_group", "accumulator_registers_per_thread",
+                "tmem_columns"):
+        assert key in data, key
+    assert data["cta_group"] == 2 and data["tmem_columns"] == 256
+
+
+def test_mma_sync_architectures() -> None:
+    a100 = tile_budget(get_cc("8.0"), 128, 128, 32, "bf16").values
+    assert a100["instruction"] == "mma.sync" and a100["tmem_columns"] is None and a100["accumulator_registers_per_thread"] == 128
+    fp64 = tile_budget(get_cc("8.0"), 64, 64, 16, "fp64").values
+    assert fp64["mma_kind"] == "f64" and fp64["accumulator_registers_per_thread"] == 64 * 64 * 2 // 128
+    ada = tile_budget(get_cc("8.9"), 128, 128, 64, "fp8").values
+    assert ada["mma_kind"] == "e4m3"
+    rtx = tile_budget(get_cc("12.0"), 128, 128, 64, "fp4").values
+    assert rtx["mma_kind"] == "f8f6f4" and rtx["operand_bytes_per_element"] == 1.0
