@@ -224,4 +224,6 @@ SPEC = CalcSpec(
     _run,
     ui_defaults={"bytes": "24MiB", "reuse": "8"},
     headline=("persisting set-aside", "hit ratio", "DRAM bytes saved"),
+    short_labels=((r"persisting set-aside", "set-aside"), (r"persisting L2 max", "persisting max"),
+                  (r"access-policy window max", "window max"), (r"DRAM bytes saved", "DRAM saved")),
 )

@@ -24,6 +24,7 @@ from studytui.guide import load_guide
 from studytui.profile import ProfileError, load_cached
 from studytui.tui import launch as tui_launch
 from studytui.tui.app import StudyApp
+from studytui.tui.compat import notifications
 from studytui.tui.profile import KEY, SCREEN_ID
 from studytui.tui.profile.dialogs import OpenProfileDialog, RangePicker
 from studytui.tui.profile.screen import ProfileScreen
@@ -159,8 +160,8 @@ async def test_a_file_studytui_refuses_is_a_notice_and_the_screen_closes(make_ap
     app = profile_app(make_app)
     async with app.run_test(size=(100, 30)) as pilot:
         app.open_screen(SCREEN_ID, path=str(bad))
-        assert await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and bool(app._notifications))
-        (notice,) = list(app._notifications)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and bool(notifications(app)))
+        (notice,) = notifications(app)
         assert notice.title == "Profile not opened" and "no GPU kernels" in notice.message
 
 
@@ -186,7 +187,7 @@ async def test_esc_while_reading_stops_and_goes_back(make_app: Any, monkeypatch:
         release.set()
         await pilot.pause(0.3)
         assert isinstance(app.screen, MainScreen) and isinstance(screen, ProfileScreen) and screen.report is None
-        assert not app._notifications  # nothing came back to say
+        assert not notifications(app)  # nothing came back to say
 
 
 # -- the selected kernel ------------------------------------------------------------------------------
@@ -236,7 +237,7 @@ async def test_another_gpu_and_measured_ceilings(make_app: Any) -> None:
         await pilot.press(*"h100 sxm", "enter")
         assert await wait_until(pilot, lambda: screen.report.ceilings.accelerator.id == "h100-sxm")  # type: ignore[union-attr]
         # No measured profile for the H100: its vendor peaks, and a notice saying so.
-        assert screen.profile == "vendor" and any(n.title == "No measured ceilings" for n in app._notifications)
+        assert screen.profile == "vendor" and any(n.title == "No measured ceilings" for n in notifications(app))
         text = screen_text(app)
         assert "NVIDIA H100 SXM5 80GB (h100-sxm, chosen here)" in text
         assert "memory!" in text  # the fp32 add moved its bytes faster than an H100 can: physically impossible
