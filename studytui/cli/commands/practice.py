@@ -237,7 +237,7 @@ def _reveal(practice, problem_id: str, args) -> int:
         con.print(Text(f"Check it: {command}", style="dim"), soft_wrap=True)
     if not solved:
         con.print(Text("Seen before a right answer: counted as a miss for review; your next attempt is a new variant "
-                       f"(studytui practice show {problem.id}).", style="dim"), soft_wrap=True)
+                       f"(studytui practice show {problem.id}).", style="dim"))
     return 0
 
 
