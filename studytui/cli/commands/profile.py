@@ -276,53 +276,9 @@ def _kernel_lines(con: Any, title: str, shown: list[Any]) -> None:
 
 def _print_kernel(report: Any, index: int) -> None:
     from studytui.cli.output import one_line, print_wrapped
+    from studytui.profile.report import kernel_rows
 
-    r = report.kernels[index]
-    k = r.kernel
-    rows: list[tuple[str, str]] = [
-        ("kernel", f"#{k.index} {r.short_name}"),
-        ("full name", k.name),
-        ("range", r.range_name),
-    ]
-    if k.op:
-        rows.append(("aten op", k.op + (f" {k.op_shapes}" if k.op_shapes else "")))
-    if k.process_id:
-        rows.append(("process", f"{k.process_id} ({k.process_name})"))
-    if k.grid or k.block:
-        rows.append(("launch", f"grid {k.grid}, block {k.block}" + (f", waves per SM {k.waves:g}" if k.waves is not None else "")))
-    rows += [
-        ("duration", f"{_t(k.duration_s)} ({k.duration_source})"),
-        ("DRAM bytes", f"{_si(k.dram_bytes, 'B')} ({k.bytes_source})"),
-    ]
-    if r.dram_bytes_estimate is not None:
-        rows.append(("DRAM bytes, estimated", f"{_si(r.dram_bytes_estimate, 'B')} ({r.estimate_source})"))
-    if k.model_bytes is not None:
-        rows.append(("least bytes of the shapes", _si(k.model_bytes, "B")))
-    by_class = ", ".join(f"{c} {_si(v, 'FLOP')}" for c, v in sorted(k.flops_by_class.items(), key=lambda kv: -kv[1]) if v > 0)
-    rows.append(("FLOPs", f"{_si(k.flops, 'FLOP')}" + (f" = {by_class}" if by_class else "") + f" ({k.flops_source})"))
-    rows += [
-        ("intensity", "?" if r.intensity is None else f"{r.intensity:.4g} FLOP/B"),
-        ("achieved", f"{_si(r.achieved_flops, 'FLOP/s')}, {_si(r.achieved_bw, 'B/s')}"),
-    ]
-    if r.peak is not None:
-        rows.append(("of the peak", f"{r.fraction_of_peak:.1%} of {r.peak.key} {_si(r.peak.value, 'FLOP/s')} ({r.peak.label})"
-                     if r.fraction_of_peak is not None else "?"))
-    if r.fraction_of_bw is not None and report.ceilings is not None:
-        rows.append(("of bandwidth", f"{r.fraction_of_bw:.1%} of {_si(report.ceilings.mem_bw, 'B/s')} ({report.ceilings.mem_label})"))
-    if r.ridge is not None:
-        rows.append(("ridge point", f"{r.ridge:.4g} FLOP/B"))
-    if k.sol:
-        rows.append(("speed of light", ", ".join(f"{key} {v:.1f}%" for key, v in k.sol.items())))
-    if k.sm_clock_hz:
-        rows.append(("SM clock", f"{k.sm_clock_hz / 1e9:.3g} GHz"))
-    rows.append(("bound", f"{r.bound}: {r.bound_reason}"))
-    if r.floor_s is not None:
-        verdict = "possible" if r.physically_possible else "PHYSICALLY IMPOSSIBLE"
-        rows.append(("physics floor", f"{_t(r.floor_s)} at vendor peaks ({'; '.join(r.floor_parts)}): {verdict}"))
-    for note in k.notes:
-        rows.append(("note", note))
-    for rule in k.rules[:6]:
-        rows.append((f"ncu {rule['rule']}", rule["text"]))
+    rows = kernel_rows(report, index)
     width = max(len(label) for label, _ in rows) + 2
     for label, value in rows:
         print_wrapped(one_line(value), first=f"{label + ':':<{width}}", rest=" " * width)
