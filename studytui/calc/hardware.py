@@ -11,6 +11,7 @@ User accelerators: YAML files in `<data dir>/hardware/` with the same fields as 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -387,8 +388,36 @@ def _builtin_accelerators(builtin: Path, files: Fingerprint) -> list[Accelerator
     return cached
 
 
+# While a batch job holds the catalog (`held_catalogs`), each data directory's catalog is read once
+# and kept: one `studytui check` sees one state of the files, and does not stat them thousands of
+# times (once per problem variant).
+_HELD: dict[str, Catalog] | None = None
+
+
+@contextlib.contextmanager
+def held_catalogs() -> Iterator[None]:
+    """Within the block, `load_catalog` gives the catalog it first read for each data directory."""
+    global _HELD
+    outer = _HELD
+    if outer is None:
+        _HELD = {}
+    try:
+        yield
+    finally:
+        _HELD = outer
+
+
 def load_catalog(data_dir: str | os.PathLike[str] | None = None) -> Catalog:
     """Built-in accelerators plus the user's (`<data dir>/hardware/*.yaml`). Cached per file state."""
+    if _HELD is not None:
+        held = _HELD.get(str(data_dir))
+        if held is None:
+            held = _HELD[str(data_dir)] = _load_catalog(data_dir)
+        return held
+    return _load_catalog(data_dir)
+
+
+def _load_catalog(data_dir: str | os.PathLike[str] | None) -> Catalog:
     builtin = builtin_hardware_dir()
     user = user_hardware_dir(data_dir)
     user_files = _fingerprint(user)

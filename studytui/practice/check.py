@@ -51,6 +51,13 @@ def _template_field(p: Problem, values: dict[str, Any]) -> YamlPath:
 
 
 def check_problems(content_dir: str | Path, guide: Guide | None = None, seeds: Iterable[int] = CHECK_SEEDS) -> list[str]:
+    from studytui.calc.hardware import held_catalogs
+
+    with held_catalogs():  # one state of the hardware files for the whole check
+        return _check_problems(content_dir, guide, seeds)
+
+
+def _check_problems(content_dir: str | Path, guide: Guide | None, seeds: Iterable[int]) -> list[str]:
     from studytui.calc.forms import CALCULATORS
     from studytui.practice.grading import ProblemBroken, expected
     from studytui.practice.loader import parse_problems

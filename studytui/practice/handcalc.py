@@ -16,6 +16,7 @@ hand formula is one the question states.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -63,7 +64,14 @@ def _with_units(text: str) -> str:
 
 
 def parse(text: str) -> ast.Expression:
-    source = _with_units(" ".join(str(text).split()))
+    """The checked tree of one expression. Trees are shared (never change one): `studytui check`
+    reads the same few hundred formulas for every seed of every problem."""
+    return _parse(str(text))
+
+
+@functools.lru_cache(maxsize=4096)  # bounded: an answer a learner types is an expression too
+def _parse(text: str) -> ast.Expression:
+    source = _with_units(" ".join(text.split()))
     try:
         tree = ast.parse(source, mode="eval")
     except SyntaxError:
@@ -114,6 +122,11 @@ def steps(text: str) -> list[tuple[str, str]]:
 
 def names(text: str) -> set[str]:
     """The names a formula uses from outside (not the functions it calls, not its own steps)."""
+    return set(_names(str(text)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
     used: set[str] = set()
     defined: set[str] = set()
     for name, expr in steps(text):
@@ -122,7 +135,7 @@ def names(text: str) -> set[str]:
         used |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called} - defined
         if name:
             defined.add(name)
-    return used
+    return frozenset(used)
 
 
 def literals(text: str) -> list[Literal]:
@@ -130,7 +143,8 @@ def literals(text: str) -> list[Literal]:
     return [lit for _, expr in steps(text) for lit in _literals(expr)]
 
 
-def _literals(text: str) -> list[Literal]:
+@functools.lru_cache(maxsize=4096)
+def _literals(text: str) -> tuple[Literal, ...]:
     tree = parse(text)
     exponents: set[int] = set()
     unit_factors: set[int] = set()
@@ -149,7 +163,7 @@ def _literals(text: str) -> list[Literal]:
             if id(n) in unit_factors:
                 continue
             out.append(Literal(float(n.value), id(n) in exponents))
-    return out
+    return tuple(out)
 
 
 def evaluate(text: str, env: Mapping[str, float | str | bool]) -> float | bool | str:

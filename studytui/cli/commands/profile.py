@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 DESCRIPTION = (
@@ -155,7 +156,9 @@ def _print_report(report: Any, top: int) -> None:
         who = f", process {procs[0][0]} ({procs[0][1]})"
     elif len(procs) > 1:
         who = f", {len(procs)} processes"
-    print_wrapped(f"{c.path}: {c.format_label}, {plural(len(c.kernels), 'kernel')}{who}")
+    # The file's name, not its whole path: the learner named the file, and a long absolute path is
+    # one word the width cannot fold (the JSON output keeps the full path).
+    print_wrapped(f"{Path(c.path).name}: {c.format_label}, {plural(len(c.kernels), 'kernel')}{who}")
     print_wrapped(f"metrics: {c.metric_set}", first="  ")
     ce = report.ceilings
     if ce is None:
