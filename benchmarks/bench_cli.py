@@ -2,37 +2,54 @@
 
 Issue 27's target: every everyday command within 1.5x of `python -c "import rich.console"`,
 measured in one run on the same machine in the same minute. The runs are interleaved (one round
-runs the yardstick and every command once, in a shuffled order), so a machine that slows down or
-speeds up mid-run moves every figure alike; each figure is the median over the rounds, and the
-ratio is that median over the yardstick's median. The load average is printed before and after:
-on a busy machine compare ratios, never milliseconds measured on another day.
+runs the yardstick and every command once, in a new shuffled order each round), so a machine that
+slows down or speeds up mid-run moves every figure alike. Each run is timed twice: CPU time (the
+child's user + system time, from os.wait4) and wall time. The criterion is the CPU ratio: on a
+shared machine a process spends part of its wall time waiting for a core, and that wait is the
+neighbours', not the command's. Each figure is shown as the median and the minimum over the
+rounds, each over the yardstick's median and minimum. The load average is printed before and
+after: compare ratios, never milliseconds measured on another day.
 
-The commands run with a temporary data directory (a few marks, a note, a practice attempt) and
-a temporary cache directory (STUDYTUI_CACHE_DIR), warmed by the unmeasured first rounds, as a
-learner's machine is after the first run.
+Every run gets its own temporary data, cache and XDG directories (nothing of the learner's is
+read or written): a few marks, a note and a practice attempt are put in the data directory
+first, and the unmeasured first round fills the guide cache, as a learner's machine is after the
+first run. The defaults (7 rounds after 1 unmeasured) take one to two minutes on 2 cores.
 
-Run: python benchmarks/bench_cli.py [--rounds N] [--only WORDS] [--limit 1.5] [--markdown]
+Run: python benchmarks/bench_cli.py [--rounds N] [--warmup N] [--only WORDS] [--limit 1.5] [--markdown]
      python benchmarks/bench_cli.py --load     (the in-process content load, uncached)
-Exits 1 when a command's ratio is over --limit.
+Exits 1 when a command's CPU ratio (median) is over --limit, or a command fails.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import random
-import statistics
 import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import report, studytui_command  # noqa: E402
+from _timing import (  # noqa: E402
+    LIMIT,
+    RICH_IMPORT,
+    RICH_LABEL,
+    Job,
+    Sample,
+    argument_parser,
+    clock,
+    figures,
+    interleave,
+    isolate,
+    machine_line,
+    markdown,
+    print_ratios,
+    report,
+    since,
+    studytui_command,
+)
 
-YARDSTICK = "import rich.console"
+ROUNDS = 7  # measured rounds: about 10 s each on the 2-core machine
+WARMUP = 1  # unmeasured rounds first (bytecode written, guide cache filled)
 H200_CSV = str(ROOT / "content" / "profiles" / "h200" / "ops-default-raw.csv")
 
 # (label, arguments): every everyday command of issue 27.
@@ -75,7 +92,7 @@ SEED = [
 ]
 
 
-def load_times(runs: int = 30) -> list[float]:
+def load_times(runs: int = 30) -> list[Sample]:
     """Reading, parsing and validating every content file in process (no cache)."""
     from studytui.core.paths import content_dir
     from studytui.guide.loader import parse_content
@@ -83,118 +100,47 @@ def load_times(runs: int = 30) -> list[float]:
     path = content_dir()
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = clock()
         parsed = parse_content(path)
-        times.append(time.perf_counter() - start)
+        times.append(since(start))
         assert parsed.guide is not None, parsed.problems
     return times
 
 
-def bench_env(data: str, cache: str) -> dict[str, str]:
-    env = dict(os.environ, STUDYTUI_DATA_DIR=data, STUDYTUI_CACHE_DIR=cache, NO_COLOR="1", COLUMNS="120")
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cached, as in a normal install
-    return env
-
-
-def run_once(argv: list[str], env: dict[str, str]) -> tuple[float, float] | str:
-    """(wall seconds, CPU seconds: user + system) of one run, or why it failed."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    proc.stderr.close()
-    if proc.returncode != 0:
-        return f"exit {proc.returncode}: {(err.decode(errors='replace').strip().splitlines() or [''])[-1][:120]}"
-    return elapsed, usage.ru_utime + usage.ru_stime
-
-
-def load_average() -> str:
-    try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
-
-
-Result = tuple[float, float, float, float]  # median wall s, its ratio, median CPU s, its ratio
-
-
-def ratios(rounds: int, warmup: int, only: list[str] | None) -> tuple[dict[str, Result], dict[str, str]]:
-    """({label: Result}, {label: why it failed}); the yardstick is under its own label."""
-    cmd = studytui_command()
-    data = tempfile.mkdtemp(prefix="studytui-bench-data-")
-    cache = tempfile.mkdtemp(prefix="studytui-bench-cache-")
-    env = bench_env(data, cache)
-    for argv in SEED:
-        subprocess.run(cmd + argv, capture_output=True, env=env)  # a failure shows when that command runs
-    chosen = [(label, argv) for label, argv in COMMANDS if not only or any(word in label for word in only)]
-    jobs = [(YARDSTICK, [sys.executable, "-c", YARDSTICK])] + [(label, cmd + argv) for label, argv in chosen]
-    samples: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in jobs}
-    failed: dict[str, str] = {}
-    order = list(jobs)
-    shuffle = random.Random(27)
-    for i in range(warmup + rounds):
-        shuffle.shuffle(order)
-        for label, argv in order:
-            if label in failed:
-                continue
-            elapsed = run_once(argv, env)
-            if isinstance(elapsed, str):
-                failed[label] = elapsed
-            elif i >= warmup:
-                samples[label].append(elapsed)
-    def medians(runs: list[tuple[float, float]]) -> tuple[float, float]:
-        return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
-
-    wall0, cpu0 = medians(samples[YARDSTICK])
-    out: dict[str, Result] = {}
-    for label, runs in samples.items():
-        if runs:
-            wall, cpu = medians(runs)
-            out[label] = (wall, wall / wall0, cpu, cpu / cpu0)
-    return out, failed
-
-
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15, help="measured rounds (default 15)")
-    parser.add_argument("--warmup", type=int, default=2, help="unmeasured rounds first (default 2)")
+def main(argv: list[str] | None = None) -> int:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"measured rounds (default {ROUNDS})")
+    parser.add_argument("--warmup", type=int, default=WARMUP, help=f"unmeasured rounds first (default {WARMUP})")
     parser.add_argument("--only", help="comma-separated words: only the commands whose label holds one")
-    parser.add_argument("--limit", type=float, default=1.5, help="the ratio a command must stay at or under (default 1.5)")
+    parser.add_argument("--limit", type=float, default=LIMIT,
+                        help=f"the CPU ratio (median) a command must stay at or under (default {LIMIT})")
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the docs)")
     parser.add_argument("--load", action="store_true", help="time loading the content in process instead")
-    args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; load average {load_average()}", flush=True)
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.warmup < 0:
+        parser.error("--rounds must be at least 1 and --warmup at least 0")
+    isolate("studytui-bench-cli-")
+    os.environ.update(NO_COLOR="1", COLUMNS="120")  # the same output whatever terminal runs this
+    print(machine_line(), flush=True)
     if args.load:
+        # In process, no child to compare: an absolute budget (issue 27's cache makes this the cold path).
         return 0 if report("load + validate content (in process, uncached)", load_times(), 0.030) else 1
     only = [w.strip() for w in args.only.split(",")] if args.only else None
-    results, failed = ratios(args.rounds, args.warmup, only)
-    floor, _, cpu_floor, _ = results[YARDSTICK]
-    print(f"yardstick: python -c {YARDSTICK!r}  median {floor * 1000:.1f} ms wall, {cpu_floor * 1000:.1f} ms CPU "
-          f"({args.rounds} interleaved rounds)")
-    print(f"  {'command':<22} {'wall':>9}  {'ratio':>6}   {'CPU':>9}  {'ratio':>6}")
-    over = []
-    for label, (med, ratio, cpu, cpu_ratio) in results.items():
-        if label == YARDSTICK:
-            continue
-        flag = "" if ratio <= args.limit else f"  over {args.limit}x"
-        if flag:
-            over.append(label)
-        print(f"  {label:<22} {med * 1000:6.1f} ms  {ratio:5.2f}x   {cpu * 1000:6.1f} ms  {cpu_ratio:5.2f}x{flag}")
-    for label, why in failed.items():
-        print(f"  {label:<22} failed ({why})")
-        over.append(label)
-    print(f"load average after: {load_average()}")
+    chosen = [(label, argv) for label, argv in COMMANDS if not only or any(word in label for word in only)]
+    if not chosen:
+        parser.error(f"--only {args.only!r} matches no command")
+    cmd = studytui_command()
+    for seed in SEED:
+        subprocess.run(cmd + seed, capture_output=True)  # a failure shows when that command runs
+    jobs = [Job(RICH_LABEL, [sys.executable, "-c", RICH_IMPORT])] + [Job(label, cmd + argv) for label, argv in chosen]
+    samples, failed = interleave(jobs, args.rounds, args.warmup)
+    if RICH_LABEL in failed:
+        raise SystemExit(f"the yardstick failed: {failed[RICH_LABEL]}")
+    results = figures(samples, RICH_LABEL)
+    over = print_ratios(results, failed, rounds=args.rounds, warmup=args.warmup, limit=args.limit)
     if args.markdown:
-        print("\n| Command | Wall (median) | Ratio | CPU (median) | Ratio |\n|---|---|---|---|---|")
-        print(f"| `python -c \"{YARDSTICK}\"` (the yardstick) | {floor * 1000:.0f} ms | 1.00x | {cpu_floor * 1000:.0f} ms | 1.00x |")
-        for label, (med, ratio, cpu, cpu_ratio) in results.items():
-            if label != YARDSTICK:
-                print(f"| `studytui {label}` | {med * 1000:.0f} ms | {ratio:.2f}x | {cpu * 1000:.0f} ms | {cpu_ratio:.2f}x |")
-    if over:
-        print(f"over {args.limit}x: {', '.join(over)}")
+        print()
+        print(markdown(results, prefix="studytui "))
     return 1 if over else 0
 
 

@@ -1,14 +1,16 @@
-"""Speed of `calc occupancy` and `calc tile`: whole-process wall time (target < 200 ms, like the
-other calculators), in-process CalcSpec.run() (target < 5 ms: the TUI recomputes on every
-keystroke, the sweep plot included), and checking the whole H200 record against the arithmetic.
+"""Speed of `calc occupancy` and `calc tile`: the whole commands as ratios to
+`python -c "import rich.console"` (within 1.5x by CPU, like every command: interleaved with that
+yardstick in the same run, median and minimum of the rounds, see benchmarks/_timing.py),
+in-process CalcSpec.run() (CPU < 5 ms: the TUI recomputes on every keystroke, the sweep plot
+included), and checking the whole H200 record against the arithmetic. Runs in temporary data,
+cache and XDG directories.
 
-Run: .venv/bin/python benchmarks/bench_occupancy.py [--runs N]
-Prints the median of N runs (default 15); exits 1 if a target is missed.
+Run: .venv/bin/python benchmarks/bench_occupancy.py [--rounds N] [--warmup N] [--runs N] [--limit 1.5]
+Exits 1 if a target is missed.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -16,27 +18,38 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _timing import report, studytui_command, time_process  # noqa: E402
+from _timing import (  # noqa: E402
+    LIMIT,
+    Sample,
+    argument_parser,
+    clock,
+    compare_commands,
+    isolate,
+    machine_line,
+    report,
+    since,
+    studytui_command,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "benchmarks" / "gpu" / "records" / "2026-12-01-occupancy-h200.json"
-COMMANDS = [
-    ["calc", "occupancy", "--gpu", "h200", "--threads", "256", "--regs", "64"],
-    ["calc", "occupancy", "--gpu", "h200", "--threads", "256", "--regs", "64", "--json"],
-    ["calc", "occupancy", "--cc", "8.6", "--threads", "128", "--regs", "40", "--dyn-smem", "40KiB", "--sweep", "smem"],
-    ["calc", "tile", "--gpu", "b200", "--tile", "256x128x64", "--dtype", "fp8"],
+COMMANDS: list[tuple[str, list[str]]] = [
+    ("calc occupancy", ["calc", "occupancy", "--gpu", "h200", "--threads", "256", "--regs", "64"]),
+    ("calc occupancy --json", ["calc", "occupancy", "--gpu", "h200", "--threads", "256", "--regs", "64", "--json"]),
+    ("calc occupancy --sweep smem", ["calc", "occupancy", "--cc", "8.6", "--threads", "128", "--regs", "40", "--dyn-smem", "40KiB",
+                                     "--sweep", "smem"]),
+    ("calc tile", ["calc", "tile", "--gpu", "b200", "--tile", "256x128x64", "--dtype", "fp8"]),
 ]
 FORMS = {
     "occupancy": {"gpu": "h200", "threads": "256", "regs": "64"},
     "occupancy --sweep regs": {"gpu": "h200", "threads": "256", "regs": "64", "sweep": "regs"},
     "occupancy --sweep smem": {"gpu": "h200", "threads": "256", "regs": "64", "dyn_smem": "40KiB", "sweep": "smem"},
-    "tile": {"gpu": "h100", "tile": "128x256x64", "threads": "384"},
+    "tile": {"gpu": "h100", "tile": "128x256x64", "threads": "384", "warp_specialized": "yes"},  # 1 producer + 2 consumers
 }
-WALL_TARGET_S = 0.200
 RUN_TARGET_S = 0.005
 
 
-def in_process(runs: int) -> dict[str, list[float]]:
+def in_process(runs: int) -> dict[str, list[Sample]]:
     from studytui.calc.forms import CALCULATORS
 
     out = {}
@@ -45,9 +58,9 @@ def in_process(runs: int) -> dict[str, list[float]]:
         spec.run(values)  # loads the tables and the catalog once per process
         samples = []
         for _ in range(runs):
-            start = time.perf_counter()
+            start = clock()
             spec.run(values)
-            samples.append(time.perf_counter() - start)
+            samples.append(since(start))
         out[label] = samples
     return out
 
@@ -66,18 +79,22 @@ def fixture_check() -> tuple[int, int, float]:
     return exact, len(record["rows"]), time.perf_counter() - start
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--rounds", type=int, default=9, help="measured interleaved rounds of the commands (default 9)")
+    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
+    parser.add_argument("--runs", type=int, default=50, help="in-process runs of each CalcSpec.run (default 50)")
+    parser.add_argument("--limit", type=float, default=LIMIT, help=f"the commands' CPU ratio limit (default {LIMIT})")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.warmup < 0 or args.runs < 1:
+        parser.error("--rounds and --runs must be at least 1, --warmup at least 0")
+    isolate("studytui-bench-occupancy-")
+    print(machine_line(), flush=True)
     base = studytui_command()
-    ok = True
-    print(f"python {sys.version.split()[0]}; medians of {args.runs} whole-process runs, {max(args.runs, 50)} in-process runs")
-    for argv in COMMANDS:
-        ok &= report(
-            "studytui " + " ".join(argv[:4]) + (" ..." if len(argv) > 4 else ""), time_process(base + argv, args.runs), WALL_TARGET_S
-        )
-    for label, samples in in_process(max(args.runs, 50)).items():
+    over = compare_commands([(label, base + argv) for label, argv in COMMANDS], rounds=args.rounds, warmup=args.warmup,
+                            limit=args.limit)
+    ok = not over
+    for label, samples in in_process(args.runs).items():
         ok &= report(f"CalcSpec.run {label}", samples, RUN_TARGET_S)
     exact, total, seconds = fixture_check()
     print(f"H200 record: {exact} of {total} configurations exact ({exact / total:.2%}), checked in {seconds * 1000:.0f} ms")

@@ -2,36 +2,36 @@
 
 - a 10,000-kernel Nsight Compute raw export: the real H200 full-set export's header (2,240 metric
   columns, content/profiles/h200/ops-full-raw.csv) with its 11 kernel rows repeated, renumbered, to
-  10,000 rows (about 330 MB: what `ncu --set full` over 10,000 kernels exports);
+  10,000 rows (about 197 MB: what `ncu --set full` over 10,000 kernels exports);
 - the same 10,000 kernels from the default set (568 columns, ops-default-raw.csv);
 - a 100 MB PyTorch profiler trace: the Llama decoder-layer trace's events
   (llama8b-layer-prefill-decode.trace.json.gz) repeated with shifted times and fresh External ids.
 
-For each: the whole command (`studytui profile FILE --json`, a process of its own: wall time and
-peak resident memory) and, in process, load + analyze with tracemalloc's peak of Python
-allocations. The readers stream, so memory grows with the kernels kept, not with the file size.
+For each: the whole command (`studytui profile FILE --json`, a process of its own: wall time, CPU
+time (user + system, from os.wait4) and peak resident memory; median of the runs) and, in process,
+load + analyze with tracemalloc's peak of Python allocations. The readers stream, so memory grows
+with the kernels kept, not with the file size. A second or more per input, so no process-start
+yardstick applies; compare CPU with wall to see how busy the machine was. Runs in temporary data,
+cache and XDG directories.
 
 Run: python benchmarks/bench_profile.py [--runs N] [--keep DIR]
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import gzip
 import json
-import os
 import resource
-import subprocess
+import statistics
 import sys
-import tempfile
 import time
 import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import studytui_command  # noqa: E402
+from _timing import argument_parser, isolate, load_average, machine_line, run_process, studytui_command  # noqa: E402
 
 H200 = ROOT / "content" / "profiles" / "h200"
 KERNELS = 10_000
@@ -80,48 +80,48 @@ def big_trace(source: Path, target: Path, size: int) -> tuple[int, int]:
     return target.stat().st_size, kernels
 
 
-def whole_command(path: Path, runs: int) -> tuple[float, float]:
-    """(median wall seconds, peak RSS MiB) of `studytui profile PATH --json`, each run a fresh process."""
-    times, peaks = [], []
-    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
-            "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE); "
-            "dt = time.perf_counter() - t; "
-            "assert p.returncode == 0, p.stderr.decode(); "
-            "print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+def whole_command(path: Path, runs: int) -> tuple[float, float, float]:
+    """(median wall seconds, median CPU seconds, peak RSS MiB) of `studytui profile PATH --json`,
+    each run a fresh process."""
+    walls, cpus, peaks = [], [], []
     for _ in range(runs):
-        out = subprocess.run([sys.executable, "-c", code, *studytui_command(), "profile", str(path), "--json"],
-                             capture_output=True, text=True, check=True).stdout.split()
-        times.append(float(out[0]))
-        peaks.append(int(out[1]) / 1024)  # ru_maxrss is KiB on Linux
-    times.sort()
-    return times[len(times) // 2], max(peaks)
+        run = run_process([*studytui_command(), "profile", str(path), "--json"])
+        if isinstance(run, str):
+            raise SystemExit(f"studytui profile {path.name} failed ({run})")
+        walls.append(run.wall)
+        cpus.append(run.cpu)
+        peaks.append(run.rss_mib)
+    return statistics.median(walls), statistics.median(cpus), max(peaks)
 
 
-def in_process(path: Path) -> tuple[float, float, int]:
-    """(seconds for load + analyze, peak MiB of Python allocations under tracemalloc, kernels):
-    timed without tracemalloc, which slows Python several times; measured again under it."""
+def in_process(path: Path) -> tuple[float, float, float, int]:
+    """(wall and CPU seconds for load + analyze, peak MiB of Python allocations under tracemalloc,
+    kernels): timed without tracemalloc, which slows Python several times; measured again under it."""
     from studytui.profile import analyze, load
 
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     report = analyze(load(path))
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - start_cpu
     n = len(report.kernels)
     del report
     tracemalloc.start()
     analyze(load(path))
     _current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return elapsed, peak / 2**20, n
+    return elapsed, cpu, peak / 2**20, n
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=3)
+def main(argv: list[str] | None = None) -> int:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--runs", type=int, default=3, help="whole-command runs per input (default 3)")
     parser.add_argument("--keep", metavar="DIR", help="write the inputs here and keep them")
-    args = parser.parse_args()
-    folder = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="studytui-bench-profile-"))
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    root = isolate("studytui-bench-profile-")
+    folder = Path(args.keep) if args.keep else root / "inputs"
     folder.mkdir(parents=True, exist_ok=True)
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, inputs in {folder}")
+    print(f"{machine_line()}\ninputs in {folder}", flush=True)
     cases = []
     for name, source in (("full-set", H200 / "ops-full-raw.csv"), ("default-set", H200 / "ops-default-raw.csv")):
         target = folder / f"ncu-{name}-{KERNELS}.csv"
@@ -140,17 +140,16 @@ def main() -> int:
     cases.append((f"the same trace gzipped ({gz.stat().st_size / 1e6:,.1f} MB)", gz))
     print()
     for label, path in cases:
-        wall, rss = whole_command(path, args.runs)
-        inner, peak, n = in_process(path)
-        print(f"{label}\n  studytui profile --json: median {wall:.2f} s of {args.runs}, peak RSS {rss:,.0f} MiB\n"
-              f"  load + analyze in process: {inner:.2f} s, peak Python allocations {peak:,.0f} MiB ({n:,} kernels kept)",
+        wall, cpu, rss = whole_command(path, args.runs)
+        inner, inner_cpu, peak, n = in_process(path)
+        print(f"{label}\n  studytui profile --json: median {wall:.2f} s wall, {cpu:.2f} s CPU, of {args.runs}; "
+              f"peak RSS {rss:,.0f} MiB\n"
+              f"  load + analyze in process: {inner:.2f} s wall, {inner_cpu:.2f} s CPU; "
+              f"peak Python allocations {peak:,.0f} MiB ({n:,} kernels kept)",
               flush=True)
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\n(this benchmark process itself peaked at {baseline:,.0f} MiB RSS, writing the inputs included)")
-    if not args.keep:
-        for p in folder.iterdir():
-            p.unlink()
-        folder.rmdir()
+    print(f"load average after: {load_average()}")
     return 0
 
 

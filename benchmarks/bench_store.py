@@ -4,25 +4,29 @@ whole guide in under 20 ms.
 Prints the median of repeated runs for:
 - open_store() + states() on a database with progress and a note on every entry of the real guide,
   and on a synthetic 5,000-entry database (in-process, warm OS cache, imports already done);
-- the same in a fresh process each time (interpreter start + imports + open + read);
-- the whole command `studytui progress --json`, as a process;
+- the same in a fresh process each time (interpreter start + imports + open + read), and the whole
+  command `studytui progress --json`: interleaved with `python -c pass` (the floor of any Python
+  process) in the same run, as ratios to it, CPU and wall, median and minimum of the rounds (see
+  benchmarks/_timing.py);
 - the import cost of sqlite3 and of studytui.store, via `python -X importtime`;
 - `PRAGMA quick_check` alone (run by every open_store), on those databases and on one holding a
   44 MB note (the size of the largest imported note tried in hostile testing).
 
-Run: python benchmarks/bench_store.py [--runs N]
+Runs in temporary data, cache and XDG directories.
+
+Run: python benchmarks/bench_store.py [--runs N] [--rounds N]
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import Sample, argument_parser, clock, compare_commands, isolate, machine_line, report, since  # noqa: E402
 
 
 def fill(data: Path, entry_ids: list[str]) -> None:
@@ -47,18 +51,18 @@ def fill(data: Path, entry_ids: list[str]) -> None:
     store.close()
 
 
-def in_process(data: Path, runs: int) -> float:
+def in_process(data: Path, runs: int) -> list[Sample]:
     from studytui.store import open_store
 
     times = []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        t0 = clock()
         store = open_store(data)
         states = store.states()
-        times.append(time.perf_counter() - t0)
+        times.append(since(t0))
         store.close()
         assert states
-    return statistics.median(times) * 1000
+    return times
 
 
 def quick_check_ms(data: Path, runs: int) -> tuple[float, float]:
@@ -76,15 +80,6 @@ def quick_check_ms(data: Path, runs: int) -> tuple[float, float]:
     return statistics.median(times) * 1000, db.stat().st_size / 1e6
 
 
-def whole_process(argv: list[str], runs: int, env: dict[str, str]) -> float:
-    times = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1000
-
-
 def import_cost_ms(module: str) -> float:
     """Cumulative import time of `module` in a fresh interpreter (median of 5)."""
     values = []
@@ -98,35 +93,36 @@ def import_cost_ms(module: str) -> float:
     return statistics.median(values)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=30)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--runs", type=int, default=30, help="in-process runs (default 30)")
+    parser.add_argument("--rounds", type=int, default=15, help="measured interleaved rounds of the processes (default 15)")
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.rounds < 1:
+        parser.error("--runs and --rounds must be at least 1")
+    tmp = isolate("studytui-bench-store-")
+    print(machine_line(), flush=True)
 
     from studytui.guide import load_guide
     from studytui.guide.synthetic import synthetic_guide
 
     guide = load_guide()
-    tmp = Path(tempfile.mkdtemp(prefix="studytui-bench-"))
     real, synthetic = tmp / "real", tmp / "synthetic"
     fill(real, [e.id for e in guide.entries])
     fill(synthetic, [e.id for e in synthetic_guide(5000).entries])
-    env = {**os.environ, "STUDYTUI_DATA_DIR": str(real)}
     read_once = "import sys; from studytui.store import open_store; open_store(sys.argv[1]).states()"
-    python_only = whole_process([sys.executable, "-c", "pass"], args.runs, env)
 
-    print(f"store benchmark (median of {args.runs} runs; target: open + read all progress < 20 ms)")
-    print(f"  real guide, {len(guide.entries)} entries, progress + note on each:")
-    print(f"    open_store + states(), in process           {in_process(real, args.runs):7.2f} ms")
-    print("  synthetic guide, 5000 entries, progress + note on each:")
-    print(f"    open_store + states(), in process           {in_process(synthetic, args.runs):7.2f} ms")
-    for label, data in (("real guide", real), ("5000 entries", synthetic)):
-        ms = whole_process([sys.executable, "-c", read_once, str(data)], args.runs, env)
-        print(f"  fresh process: import store + open + read, {label:12s} {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python)")
-    ms = whole_process([sys.executable, "-m", "studytui.cli", "progress", "--json"], args.runs, env)
-    print(
-        f"  whole process `studytui progress --json` (real guide) {ms:7.1f} ms  ({ms - python_only:.1f} ms over bare python "
-        f"{python_only:.1f} ms)"
+    print("store benchmark (target, issue 3: open + read all progress < 20 ms, in process)")
+    report(f"real guide, {len(guide.entries)} entries: open_store + states()", in_process(real, args.runs), 0.020)
+    report("synthetic guide, 5000 entries: open_store + states()", in_process(synthetic, args.runs), 0.020)
+    print("fresh processes (import store + open + read; the whole `progress --json` on the real guide):")
+    compare_commands(
+        [
+            ("read, real guide", [sys.executable, "-c", read_once, str(real)]),
+            ("read, 5000 entries", [sys.executable, "-c", read_once, str(synthetic)]),
+            ("studytui progress --json", [sys.executable, "-m", "studytui.cli", "--data-dir", str(real), "progress", "--json"]),
+        ],
+        rounds=args.rounds, warmup=1, limit=None, yardstick=("python -c pass", [sys.executable, "-c", "pass"]),
     )
     huge = tmp / "huge"
     fill(huge, [e.id for e in guide.entries])
@@ -141,7 +137,7 @@ def main() -> None:
     big.close()
     print("integrity check on open (PRAGMA quick_check alone):")
     for label, data in (("real guide", real), ("5000 entries", synthetic), ("44 MB note", huge)):
-        ms, mb = quick_check_ms(data, max(5, args.runs // 3))
+        ms, mb = quick_check_ms(data, max(5, args.runs // 3))  # wall: a fraction of a process, no yardstick
         print(f"    {label:12s} ({mb:6.1f} MB file)               {ms:7.2f} ms")
     print("import cost (python -X importtime, cumulative, median of 5):")
     print(f"    sqlite3                                     {import_cost_ms('sqlite3'):7.1f} ms")

@@ -1,64 +1,73 @@
-"""How long do the take-along exports take? Whole-process wall time, median of repeated runs, with
-progress and a note on every entry of the real guide (the largest vault a learner can have):
+"""How long do the take-along exports take? Whole processes, with progress and a note on every
+entry of the real guide (the largest vault a learner can have):
 
 - `studytui export cards.apkg` (Anki package: glossary + problems met);
-- `studytui export DIR --format vault` into an empty folder, and again over the existing vault
+- `studytui export DIR --format vault` into an empty folder, and again over an existing vault
   (nothing changed: every file is checked and left as it is);
 - `studytui import DIR` from that vault (nothing to change: every file read and compared).
 
-Run: python benchmarks/bench_takealong.py [--runs N]
+Each is interleaved with `python -c "import rich.console"` in the same run and printed as its
+ratio to it, CPU (the criterion on a shared machine) and wall, median and minimum of the rounds
+(see benchmarks/_timing.py). There is no target: these run now and then, not on every prompt.
+Runs in temporary data, cache and XDG directories.
+
+Run: python benchmarks/bench_takealong.py [--rounds N] [--warmup N]
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import shutil
+import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _timing import report, studytui_command, time_process  # noqa: E402
+from _timing import (  # noqa: E402
+    RICH_IMPORT,
+    RICH_LABEL,
+    Job,
+    argument_parser,
+    figures,
+    interleave,
+    isolate,
+    machine_line,
+    print_ratios,
+    studytui_command,
+)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=9)
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> int:
+    parser = argument_parser(__doc__)
+    parser.add_argument("--rounds", type=int, default=9, help="measured interleaved rounds (default 9)")
+    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.warmup < 0:
+        parser.error("--rounds must be at least 1 and --warmup at least 0")
+    base = isolate("studytui-bench-takealong-")
     from studytui.guide import load_guide
     from studytui.store import open_store
 
     guide = load_guide()
     cli = studytui_command()
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp)
-        data = base / "data"
-        with open_store(data) as store:
-            for i, entry in enumerate(guide.entries):
-                store.set_state(entry.id, ("done", "learning", "skipped")[i % 3])
-                store.set_note(entry.id, f"Notes on {entry.title}: tiling, occupancy, bandwidth.\n" * 8)
-        env = dict(os.environ, STUDYTUI_DATA_DIR=str(data))
-        print(f"{len(guide.entries)} entries with progress and a note, {len(guide.glossary)} glossary terms")
-        # The machine's load shows in every figure: a plain command, measured alongside, for scale.
-        report("baseline: progress --json", time_process([*cli, "progress", "--json"], runs=args.runs, env=env))
-        report("export cards.apkg (anki)", time_process([*cli, "export", str(base / "cards.apkg")], runs=args.runs, env=env))
-        fresh = base / "fresh"
-
-        def fresh_vault() -> list[float]:
-            times = []
-            for _ in range(args.runs):
-                shutil.rmtree(fresh, ignore_errors=True)
-                times += time_process([*cli, "export", str(fresh), "--format", "vault"], runs=1, warmup=0, env=env)
-            return times
-
-        report("export DIR --format vault (empty folder)", fresh_vault())
-        report(
-            "export DIR --format vault (over itself)",
-            time_process([*cli, "export", str(fresh), "--format", "vault"], runs=args.runs, env=env),
-        )
-        report("import DIR (vault, nothing changed)", time_process([*cli, "import", str(fresh)], runs=args.runs, env=env))
-    return 0
+    with open_store(base / "data") as store:  # STUDYTUI_DATA_DIR, set by isolate()
+        for i, entry in enumerate(guide.entries):
+            store.set_state(entry.id, ("done", "learning", "skipped")[i % 3])
+            store.set_note(entry.id, f"Notes on {entry.title}: tiling, occupancy, bandwidth.\n" * 8)
+    fresh, vault = base / "fresh", base / "vault"
+    subprocess.run([*cli, "export", str(vault), "--format", "vault"], check=True, capture_output=True)
+    print(f"{machine_line()}\n{len(guide.entries)} entries with progress and a note, {len(guide.glossary)} glossary terms",
+          flush=True)
+    jobs = [
+        Job(RICH_LABEL, [sys.executable, "-c", RICH_IMPORT]),
+        Job("export cards.apkg (anki)", [*cli, "export", str(base / "cards.apkg")]),
+        Job("export --format vault (empty folder)", [*cli, "export", str(fresh), "--format", "vault"],
+            before=lambda: shutil.rmtree(fresh, ignore_errors=True)),
+        Job("export --format vault (over itself)", [*cli, "export", str(vault), "--format", "vault"]),
+        Job("import DIR (vault, nothing changed)", [*cli, "import", str(vault)]),
+    ]
+    samples, failed = interleave(jobs, args.rounds, args.warmup)
+    print_ratios(figures(samples, RICH_LABEL), failed, rounds=args.rounds, warmup=args.warmup, limit=None, label_width=38)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -10,21 +10,24 @@ Prints:
 The test suite runs small versions of both (tests/test_store_durability.py); this runs them at
 the sizes the README reports.
 
+Runs in temporary data, cache and XDG directories, removed at the end.
+
 Run: python benchmarks/stress_store.py [--rounds 250] [--writers 16] [--writes 100]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import argument_parser, isolate  # noqa: E402
 
 WRITER = r"""
 import os, sys
@@ -140,14 +143,16 @@ def concurrent(data: Path, writers: int, n: int) -> tuple[int, int, int]:
     return refused, acked, lost
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = argument_parser(__doc__)
     parser.add_argument("--rounds", type=int, default=250)
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--writes", type=int, default=100, help="lines each concurrent writer appends")
     parser.add_argument("--seed", type=int, default=20261201)
-    args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="studytui-stress-"))
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.writers < 1 or args.writes < 1:
+        parser.error("--rounds, --writers and --writes must be at least 1")
+    tmp = isolate("studytui-stress-")
     t0 = time.perf_counter()
     survived, acked, lost = kill_rounds(tmp / "kill", args.rounds, args.seed)
     print(f"kill -9: {survived}/{args.rounds} rounds left an intact file; {acked} acknowledged writes, "

@@ -44,6 +44,9 @@ def _check(copy: Path, capsys) -> tuple[int, list[str]]:
 
 
 def test_clean_content_passes(capsys):
+    # The one run of the whole check on the shipped content: every try-it link runs its calculator,
+    # every practice problem's variants agree with their hand formulas, the profile advice names
+    # real entries (each of those checks has its own failing-content tests).
     code, out = _check(CONTENT, capsys)
     assert code == 0, out
     assert out[-1].startswith("ok:")

@@ -509,3 +509,164 @@ def test_progress_names_are_whole(capsys, columns) -> None:
     assert counts.split()[-5:] == ["1", "0", "0", str(n - 1), str(n)]
     if columns < 120:
         assert lines[1].split() == ["done", "skipped", "learning", "pending", "total"]
+
+
+@pytest.mark.parametrize("argv", [("practice",), ("practice", "start here")])
+def test_practice_list_never_cuts_an_id_or_a_date(capsys, columns, argv) -> None:
+    """Every shipped problem id whole (it is what 'practice show ID' takes), with its date,
+    at 80 columns too, where the titles wrap under themselves instead; each answered once, so
+    every section has its date column."""
+    from studytui.practice.loader import load_problems
+
+    problems = load_problems(GUIDE.content_dir).problems
+    store = open_store(paths.data_dir(None))
+    for i, p in enumerate(problems):
+        store.record_attempt(p.id, 0, "1", i % 2 == 0, 0.5)
+    store.close()
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert widest(out) <= columns and "…" not in out
+    shown = [p for p in problems if argv[1:] == () or p.section_id == "start-here"]
+    assert shown
+    tokens = set(out.split())
+    for p in shown:
+        assert p.id in tokens, p.id
+    dates = re.findall(r"next (\S+)$", out, re.M)
+    assert len(dates) + len(re.findall(r"  due$", out, re.M)) == len(shown)  # one each, at the end of its line
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in dates), dates
+
+
+def test_practice_rows_put_a_long_id_on_its_own_line_where_columns_do_not_fit() -> None:
+    from studytui.cli.commands.practice import problem_rows
+
+    items = [("✓", "di-latency-bandwidth-crossover", "Where latency stops and bandwidth starts to matter", "next 2026-12-09")]
+    wide = [line.plain for line in problem_rows(items, 120)]
+    assert wide == ["✓ di-latency-bandwidth-crossover  Where latency stops and bandwidth starts to matter  next 2026-12-09"]
+    narrow = [line.plain for line in problem_rows(items, 50)]
+    assert narrow[0] == "✓ di-latency-bandwidth-crossover  next 2026-12-09"
+    assert all(cell_len(line) <= 50 for line in narrow) and " ".join(" ".join(narrow[1:]).split()) == items[0][2]
+    narrower = [line.plain for line in problem_rows(items, 40)]
+    assert narrower[:2] == ["✓ di-latency-bandwidth-crossover", "    next 2026-12-09"]
+    assert all(cell_len(line) <= 40 for line in narrower)
+
+
+def test_progress_prints_the_percent_the_app_header_shows(capsys, columns) -> None:
+    """Review finding: 4 of 137 covered was 3% in `studytui progress` (rounded) and 2% in the app's
+    header (floored). One rule, studytui.core.text.percent, for both."""
+    from studytui.core.text import percent
+    from studytui.tui.format import percent as header_percent
+
+    for entry in GUIDE.entries[:4]:
+        assert run(capsys, "mark", entry.id, "done")[0] == 0
+    code, out, err = run(capsys, "progress")
+    assert code == 0, err
+    total = len(GUIDE.entries)
+    expected = percent(4, total)
+    assert expected == header_percent(4, total) == f"{100 * 4 // total}%"
+    all_row = next(line for line in out.splitlines() if line.startswith("All"))
+    assert f" {expected} " in f"{all_row} ", all_row
+
+
+def _every_parser(parser):
+    import argparse
+
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _every_parser(child)
+
+
+def test_no_help_line_splits_a_choice_or_a_word(at_80) -> None:
+    """Review finding: `calc transformer --help` at 80 columns broke `[...|fp4|int` / `8|int4|...]`
+    and `block-` / `scaled`. Every parser's help (every command, every calculator): a line ends
+    inside a choice list only after a `|`, and never after a hyphen inside a word."""
+    from studytui.cli import build_parser
+
+    checked = 0
+    for parser in _every_parser(build_parser(None)):
+        text = parser.format_help()
+        lines = text.splitlines()
+        for line, following in zip(lines, lines[1:] + [""]):
+            assert cell_len(line) <= 80 or " " not in line.strip(), (parser.prog, line)
+            opened = line.rfind("[")
+            inside = opened > line.rfind("]") and "|" in line[opened:]
+            if inside:  # the list goes on on the next line: broken after a bar, the next choice whole
+                assert line.endswith("|"), (parser.prog, line, following)
+            assert not re.search(r"\w-$", line) or following.strip().startswith("-"), (parser.prog, line, following)
+        checked += 1
+    assert checked > 20
+    transformer = next(p for p in _every_parser(build_parser(None)) if p.prog.endswith("calc transformer"))
+    help_text = transformer.format_help()
+    for dtype in ("int8", "int4", "mxint8", "fp16"):
+        assert re.search(rf"[\[|]{dtype}[|\]]", help_text), dtype
+    assert "block-scaled" in help_text
+
+
+def test_help_lines_break_only_at_spaces_and_bars() -> None:
+    from studytui.cli.parsing import help_lines
+
+    text = "KV precision [fp64|fp32|tf32|bf16|fp16|fp8|fp6|fp4|int8|int4|nvfp4|mxfp8] (default bf16)"
+    lines = help_lines(text, 30)
+    assert all(len(line) <= 30 for line in lines) and " ".join(lines).replace("| ", "|") == text
+    assert all(line.endswith("|") for line in lines if "[" in line and "]" not in line)
+    assert help_lines("a weight-dtype that is block-scaled", 12) == ["a", "weight-dtype", "that is", "block-scaled"]
+
+
+def test_calc_help_neither_points_at_itself_nor_calls_every_figure_a_vendor_peak(at_80) -> None:
+    from studytui.cli import build_parser
+
+    for parser in _every_parser(build_parser(None)):
+        if " calc " not in f"{parser.prog} ":
+            continue
+        text = " ".join(parser.format_help().split())
+        assert f"see '{parser.prog} --help'" not in text, parser.prog
+        if "--profile" in text:
+            assert "Every GPU figure is a vendor peak" not in text
+            assert "vendor peaks, not measurements, unless --profile gives measured ceilings" in text
+    transformer = next(p for p in _every_parser(build_parser(None)) if p.prog.endswith("calc transformer"))
+    text = " ".join(transformer.format_help().split())
+    assert "preset id (listed under 'model presets' below)" in text and "model presets: " in text
+
+
+def _at_a_terminal(*argv: str) -> bytes:
+    """What `studytui ARGV` writes to a terminal (a pseudo-terminal as its stdout)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    main_fd, child_fd = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "studytui", *argv], stdout=child_fd, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL, env={**os.environ, "COLUMNS": "80", "NO_COLOR": "1"})
+        os.close(child_fd)
+        child_fd = -1
+        out = b""
+        while True:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # the child closed its end
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert proc.wait(timeout=60) == 0
+        return out
+    finally:
+        if child_fd >= 0:
+            os.close(child_fd)
+        os.close(main_fd)
+
+
+@pytest.mark.parametrize("text", ["one line, no newline", "two\nlines", "ends with one\n"])
+def test_a_note_printed_at_a_terminal_ends_its_line(capsys, text) -> None:
+    """Review finding: the shell prompt must not land on the note's last line. At a terminal
+    `note ID` and `show ID` end on a new line; a pipe gets the note's bytes as stored."""
+    data = str(paths.data_dir(None))
+    assert run(capsys, "note", LONG_ID, "--text", text)[0] == 0
+    note = _at_a_terminal("--data-dir", data, "note", LONG_ID)
+    assert note.replace(b"\r\n", b"\n") == (text if text.endswith("\n") else text + "\n").encode()
+    shown = _at_a_terminal("--data-dir", data, "show", LONG_ID)
+    assert shown.replace(b"\r\n", b"\n").endswith(text.rstrip("\n").encode() + b"\n")
+    assert run(capsys, "note", LONG_ID)[1] == text  # not a terminal: as stored

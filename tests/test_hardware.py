@@ -82,6 +82,10 @@ def test_readme_states_dense_peaks_and_direction() -> None:
 ADDED = {"scale_out", "memory_reported_mib", "memory_reported_by", "l2_source", "llc_source"}
 # Deliberate corrections of the reference (issue 26): (id, field) -> (reference, catalog), each with its source in the catalog.
 CORRECTED = {("h200-sxm", "l2_mb"): (50, 60)}  # the H200 reports l2CacheSize = 62,914,560 B (measured/device/h200-sxm-device.yaml)
+# Interconnect names corrected (issue 28 review): 1.2 TB/s bidirectional per chip over 6 ICI links is
+# 200 GB/s bidirectional per LINK, 200 GB/s one way per axis (two links): the reference's label said per axis.
+LINK_CORRECTED = {"tpu7x-ironwood": ("ICI (3D torus, 200 GB/s bidirectional per axis)",
+                                     "ICI (3D torus, 6 links, 1.2 TB/s bidirectional per chip)")}
 # Entries whose notes now say which FP64 pipe a figure is, or where an L2 figure came from (issue 26):
 # the text changed, every number in it is kept.
 RELABELLED = {"h100-sxm", "h100-pcie", "h200-sxm", "b200-hgx", "l40s", "rtx-4090"}
@@ -119,6 +123,9 @@ def test_every_reference_figure_kept() -> None:
             if "interconnect" in entry:
                 entry["interconnect"] = link
             ours[entry["id"]] = entry
+    for acc, (was, now) in LINK_CORRECTED.items():
+        assert reference[acc]["interconnect"]["name"] == was and ours[acc]["interconnect"]["name"] == now, acc
+        ours[acc]["interconnect"]["name"] = was
     for (acc, key), (was, now) in CORRECTED.items():
         assert reference[acc][key] == was and ours[acc][key] == now, (acc, key)
         ours[acc][key] = was

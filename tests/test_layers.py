@@ -26,25 +26,39 @@ def _modules_after(code: str) -> set[str]:
     return set(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize("module", CORE_MODULES)
-def test_core_module_imports_no_textual(module):
-    loaded = _modules_after(f"import {module}")
-    assert not any(m == "textual" or m.startswith("textual.") for m in loaded), module
+def _textual(loaded: set[str]) -> bool:
+    return any(m == "textual" or m.startswith("textual.") for m in loaded)
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [["list", "--json"], ["search", "roofline", "--json"], ["show", "gqa"], ["check"], ["where"], ["progress", "--json"],
-     ["calc", "roofline", "--gpu", "h200", "--intensity", "100", "--json"], ["gpus", "--json"]],
-)
-def test_commands_import_no_textual(argv):
-    loaded = _modules_after(
+def test_core_modules_import_no_textual():
+    # Importing only adds modules, so if all of them together load no Textual, none does alone;
+    # one interpreter instead of one each. On a failure, each is tried alone to name it.
+    if _textual(_modules_after("\n".join(f"import {m}" for m in CORE_MODULES))):
+        culprits = [m for m in CORE_MODULES if _textual(_modules_after(f"import {m}"))]
+        pytest.fail(f"these import Textual: {culprits}")
+
+
+COMMANDS = [
+    ["list", "--json"], ["search", "roofline", "--json"], ["show", "gqa"], ["check"], ["where"], ["progress", "--json"],
+    ["calc", "roofline", "--gpu", "h200", "--intensity", "100", "--json"], ["gpus", "--json"],
+]
+
+
+def _after_commands(commands: list[list[str]]) -> set[str]:
+    return _modules_after(
         f"""
         import contextlib, io
         from studytui.cli import main
-        with contextlib.redirect_stdout(io.StringIO()):
-            code = main({argv!r})
-        assert code == 0, code
+        for argv in {commands!r}:
+            with contextlib.redirect_stdout(io.StringIO()):
+                code = main(argv)
+            assert code == 0, (argv, code)
         """
     )
-    assert "textual" not in loaded
+
+
+def test_commands_import_no_textual():
+    # As above: all the commands run in one interpreter; on a failure each runs alone.
+    if _textual(_after_commands(COMMANDS)):
+        culprits = [argv for argv in COMMANDS if _textual(_after_commands([argv]))]
+        pytest.fail(f"these commands import Textual: {culprits}")

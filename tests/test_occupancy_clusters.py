@@ -124,3 +124,32 @@ def test_an_empty_cc_is_refused_not_read_as_the_h200(capsys) -> None:
     assert code == 2 and out == "" and "--cc" in err and "empty" in err
     code = main(["calc", "tile", "--cc", " ", "--tile", "128x128x64"])
     assert code == 2 and "--cc" in capsys.readouterr().err
+
+
+def test_default_carveout_counts_blocks_in_the_largest_but_l1_is_the_drivers_choice(capsys) -> None:
+    # cuda_occupancy.h counts blocks in the largest carve-out when there is no preference, but the
+    # driver picks the carve-out per launch: ncu on an H200 read a 32 KiB carve-out for 256 threads
+    # with no shared memory (about 224 KiB of L1), not 228 KiB.
+    code = main(["calc", "occupancy", "--cc", "9.0", "--threads", "256", "--regs", "16", "--explain", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["blocks_per_sm"] == 8 and data["smem_config_bytes"] == 228 * 1024
+    assert data["likely_carveout_bytes"] == 32 * 1024 and data["l1_bytes"] == 224 * 1024
+    assert data["smallest_fitting_carveout_bytes"] == 8 * 1024
+    assert (data["l1_bytes_min"], data["l1_bytes_max"]) == (28 * 1024, 248 * 1024)
+    code = main(["calc", "occupancy", "--cc", "9.0", "--threads", "256", "--regs", "16", "--explain"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the driver's default here is the largest" not in out
+    assert "L1 beside the carve-out likely 224 KiB: an H200 ran this launch shape in a 32 KiB carve-out" in out
+    assert "28 to 248 KiB" in out
+    # unmeasured shapes get the range, not one figure
+    code = main(["calc", "occupancy", "--cc", "10.0", "--threads", "128", "--regs", "32", "--dyn-smem", "2000"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert code == 0 and "L1 beside the carve-out 28 to 192 KiB: the driver picks the carve-out per launch" in out
+
+
+def test_cc_and_gpu_disagreeing_names_fields_not_flags() -> None:
+    from studytui.calc.occupancy import resolve_cc
+
+    with pytest.raises(FieldError) as info:
+        resolve_cc("h200", "10.0")
+    assert "--" not in info.value.message and "compute capability 10.0 and GPU h200" in info.value.message

@@ -372,7 +372,9 @@ def test_the_finish_under_by_is_the_least_that_makes_it():
     slower = P.finish_offset(plan.remaining_s, plan.reviews, plan.today_date, plan.pace.daily_capacity_s * 0.99)
     assert plan.today_date + timedelta(days=slower) > by
     impossible = P.build_plan(make_guide(["book"] * 2), {}, [], [], NOW, UTC, by=date(2026, 6, 30))  # 40 h today
-    assert impossible.finish is None and not impossible.pace.feasible and "168 h" in impossible.finish_note
+    # A goal of today is put as the time today needs, never as a week of it (issue 29, N6).
+    assert impossible.finish is None and not impossible.pace.feasible and "40 h a day, more than the 24 h" in impossible.finish_note
+    assert P.pace_text(impossible.pace, impossible.today_date) == "40 h today: what finishing today (2026-06-30) needs"
     assert impossible.header_label() == "finish by 2026-06-30: out of reach"
     assert impossible.today.share_s is None and len(impossible.today.entries) == 1  # no 40-hour day planned
 
@@ -513,3 +515,50 @@ def test_the_hours_a_goal_needs_reach_it(days, n):
     plan = P.build_plan(guide, {}, [], [], NOW, UTC, by=by)
     if plan.pace.feasible:
         assert plan.finish is not None and plan.finish <= by
+
+
+# -- review findings (issue 29): due now is practice's due, words for a pace --------------------------
+
+
+def test_due_now_is_what_practice_due_offers_and_later_today_is_named_with_its_time():
+    """A miss comes back in 10 minutes: part of today's load, but not due now, so the plan must
+    not say it is (`studytui practice due` would find nothing). The definition is
+    studytui.practice.schedule.due, the one practice uses."""
+    from studytui.practice import schedule
+
+    guide = make_guide(["docs"] * 3)
+    answered = NOW - timedelta(minutes=4)
+    attempts = [Attempt(P._iso(answered), "missed", 0, "1", False),
+                Attempt(P._iso(NOW - timedelta(days=30)), "old-miss", 0, "1", False)]
+    plan = P.build_plan(guide, {}, [], attempts, NOW, UTC, hours_per_week=5, problem_ids=["missed", "old-miss"])
+    practice_due = [r.problem_id for r in schedule.due(schedule.reviews(attempts), NOW)]
+    assert [pid for pid, _ in plan.today.reviews] == practice_due == ["old-miss"]
+    assert [pid for pid, _ in plan.today.later] == ["missed"]
+    assert plan.today.later[0][1] == answered + schedule.RELEARN
+    assert plan.today.reviews_s == 2 * P.DEFAULT_REVIEW_S  # both are today's time
+    data = plan.to_dict()
+    assert [r["problem_id"] for r in data["today"]["reviews"]] == ["old-miss"]
+    assert [r["problem_id"] for r in data["today"]["later_reviews"]] == ["missed"]
+    assert data["reviews"]["due_now"] == 1 and data["reviews"]["due_today"] == 2
+    assert P.later_text(plan.today.later, UTC) == "missed at 20:06"
+    # Ten minutes on, it is due now in both.
+    later = P.build_plan(guide, {}, [], attempts, NOW + timedelta(minutes=7), UTC, hours_per_week=5,
+                         problem_ids=["missed", "old-miss"])
+    assert {pid for pid, _ in later.today.reviews} == {"missed", "old-miss"} and not later.today.later
+
+
+def test_pace_words_use_the_right_number_and_a_goal_days_away_is_put_per_day():
+    one = P.Pace(3600.0, 1.0, "history", 7, 1)
+    assert P.pace_text(one, NOW.date()) == "1 h a study day, 1 study day a week = 1 h a week (your last 7 days, 1 study day)"
+    some = P.Pace(3600.0, 2.5, "hours-per-week", 0, 0)
+    assert "2.5 study days a week" in P.pace_text(some, NOW.date())
+    # A goal of today: what today needs, not "7 study days a week = N h a week".
+    guide = make_guide(["paper"] * 3)
+    today = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date())
+    words = P.pace_text(today.pace, today.today_date)
+    assert words.startswith("6 h today") and "a week" not in words
+    soon = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date() + timedelta(days=2))
+    words = P.pace_text(soon.pace, soon.today_date)
+    assert words.startswith("2 h a day on each of the 3 days to 2026-07-02") and "a week" not in words
+    far = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date() + timedelta(days=30))
+    assert "a week" in P.pace_text(far.pace, far.today_date)

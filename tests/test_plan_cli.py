@@ -266,3 +266,65 @@ def test_plan_json_loads_neither_rich_nor_fsrs_nor_textual_without_practice(tmp_
     env = {**os.environ, "STUDYTUI_DATA_DIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
     assert proc.stdout.strip() == "0 []", proc.stderr
+
+
+# -- review findings: the plan and `practice due` agree on what is due -------------------------------
+
+
+def test_the_plan_calls_due_only_what_practice_due_offers(capsys, isolated_data_dir, monkeypatch):
+    """A problem missed 4 minutes ago comes back in 10: `practice due` does not offer it yet, so the
+    plan must not call it due; it names it as due later today, at the time practice will offer it."""
+    from studytui.cli.commands import practice as practice_command
+
+    monkeypatch.setattr(practice_command, "_now", lambda: NOW)
+    store = open_store(isolated_data_dir)
+    clock = {"t": NOW - timedelta(days=2)}
+    store._clock = lambda: clock["t"].isoformat(timespec="microseconds")
+    store.record_attempt("sh-decode-step-floor", 0, "1", False, 0.5)  # due since 2 days ago
+    clock["t"] = NOW - timedelta(minutes=4)
+    store.record_attempt("sh-ridge-point", 0, "1", False, 0.5)  # due at 10:06 Berlin
+    store.close()
+    code, due_out, err = run(capsys, "practice", "due")
+    assert code == 0, err
+    assert "sh-decode-step-floor" in due_out and "sh-ridge-point" not in due_out
+    code, out, err = run(capsys, "plan")
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "1 review due now: sh-decode-step-floor ('studytui practice due')" in flat
+    assert "1 review due later today: sh-ridge-point at 10:06" in flat
+    data = run_json(capsys)
+    assert [r["problem_id"] for r in data["today"]["reviews"]] == ["sh-decode-step-floor"]
+    assert [r["problem_id"] for r in data["today"]["later_reviews"]] == ["sh-ridge-point"]
+    # Once it is due, both offer it; before anything is due, `practice due` names the time in the
+    # learner's zone, as the plan does.
+    monkeypatch.setattr(practice_command, "_now", lambda: NOW + timedelta(minutes=7))
+    monkeypatch.setattr(plan_command, "_now", lambda: NOW + timedelta(minutes=7))
+    code, due_out, _ = run(capsys, "practice", "due")
+    assert "sh-ridge-point" in due_out and "sh-decode-step-floor" in due_out
+    _, out, _ = run(capsys, "plan")
+    assert "2 reviews due now" in " ".join(out.split()) and "later today" not in out
+
+
+def test_practice_due_names_the_next_review_in_the_learners_zone(capsys, isolated_data_dir, monkeypatch):
+    from studytui.cli.commands import practice as practice_command
+
+    monkeypatch.setattr(practice_command, "_now", lambda: NOW)
+    store = open_store(isolated_data_dir)
+    store._clock = lambda: (NOW - timedelta(minutes=4)).isoformat(timespec="microseconds")
+    store.record_attempt("sh-ridge-point", 0, "1", False, 0.5)
+    store.close()
+    _, out, _ = run(capsys, "practice", "due")
+    assert "Next review: 2026-10-31 10:06 (Europe/Berlin)." in " ".join(out.split())
+    _, out, _ = run(capsys, "plan")
+    assert "sh-ridge-point at 10:06" in " ".join(out.split())
+
+
+def test_the_pace_line_says_day_or_days_and_a_goal_of_today_is_what_today_needs(capsys, isolated_data_dir):
+    write_history(isolated_data_dir, days=1)
+    _, out, _ = run(capsys, "plan")
+    flat = " ".join(out.split())
+    assert "1 study day a week" in flat and "1 study days" not in flat
+    _, out, _ = run(capsys, "plan", "--by", "2026-10-31")
+    pace = " ".join(out.split("Pace", 1)[1].split("Finish", 1)[0].split())
+    assert "today: what finishing today (2026-10-31) needs" in pace and "a week" not in pace
+    assert "more than the 24 h a day has" in " ".join(out.split())

@@ -71,6 +71,13 @@ def _calc_answer(p, variant):
 
 
 def test_grading_equals_the_calculator_for_every_problem_and_seed(problems):
+    from studytui.calc.hardware import held_catalogs
+
+    with held_catalogs():  # as `studytui check` runs them: one read of the hardware files
+        _grading_equals_the_calculator(problems)
+
+
+def _grading_equals_the_calculator(problems):
     for p in problems.problems:
         for seed in SEEDS:
             variant = p.variant(seed)
@@ -135,7 +142,8 @@ def test_hints_come_in_order_and_the_solution_after_a_hit(problems):
     assert revealed.solution and revealed.solution[-1] == v.notice
     hit = grade(v, format_value(exp.value, p.unit, 10))
     assert hit.correct and hit.hint is None
-    assert hit.solution[: len(exp.explain)] == exp.explain and hit.solution[-1] == v.notice
+    # The worked solution is the hand formula with the variant's numbers, not the calculator's steps.
+    assert hit.solution[0].startswith("By hand") and not set(exp.explain) & set(hit.solution) and hit.solution[-1] == v.notice
 
 
 def test_choice_answers_by_label_or_number(problems):
@@ -227,10 +235,6 @@ def test_duplicate_ids_are_rejected(tmp_path):
     text = GOOD + GOOD.split("problems:\n", 1)[1]
     parsed = parse_problems(_content_copy(tmp_path, text))
     assert any("already used at content/problems/00-test.yaml:3" in e for e in parsed.errors)
-
-
-def test_shipped_content_passes_check():
-    assert check_problems(CONTENT, load_guide(CONTENT)) == []
 
 
 def test_control_characters_in_problem_text_are_rejected(tmp_path):

@@ -64,7 +64,8 @@ def test_show_json_has_the_exact_calculator_call(capsys):
     assert {"id", "seed", "question", "unit", "kind", "calc", "given", "by_hand", "skill"} <= set(shown)
     assert shown["seed"] == 3 and shown["unit"] == "ms" and shown["kind"] == "number"
     assert set(shown["calc"]) == {"name", "args", "answer_key"} and shown["calc"]["name"] == "transformer"
-    assert {g["name"] for g in shown["given"]} >= {"hbm_bw", "params"} and shown["by_hand"]["value"] > 0
+    assert {g["name"] for g in shown["given"]} >= {"hbm_bw", "params"} and shown["by_hand"]["expression"]
+    assert shown["answer_hidden"] and shown["by_hand"]["value"] is None  # the key waits for a right answer or a reveal
     choice = run_json(capsys, "practice", "show", "sh-roofline-bound", "--json")
     assert sorted(choice["choices"]) == ["compute", "memory"]  # shown in a per-variant order
 

@@ -98,7 +98,9 @@ def test_control_characters_in_kernel_names_are_escaped(capsys, tmp_path, monkey
     assert code == 0
     for raw in ("\x1b", "\x07", "\u202e", "\x9b"):
         assert raw not in out
-    assert "\\x1b" in out and "\\u202e" in out
+    assert "\\x1b" in out and "\\x9b" in out  # the table cuts the name in its middle, never inside an escape
+    code, out, _err = run(capsys, "profile", str(path), "--kernel", "0")
+    assert "evil\\x1b]0;pwned\\x07\\x1b[2J\\u202etxt.exe\\x9b31m" in out and "\x1b" not in out
     code, out, _err = run(capsys, "profile", str(path), "--json")
     for raw in ("\x1b", "\x07", "\u202e", "\x9b"):
         assert raw not in out  # JSON escapes them (\u001b, \u202e): the text decodes to the name unchanged

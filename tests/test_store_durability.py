@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from studytui.core.errors import StoreError
-from studytui.store import open_store
-from studytui.store import store as store_module
+from studytui.store import connection, open_store
 from studytui.store.schema import MIGRATIONS, SCHEMA_VERSION, create_v1
 from studytui.store.store import Store
 
@@ -171,7 +170,7 @@ def test_fake_v0_to_v1_migration_of_an_old_layout(tmp_path: Path) -> None:
 
 
 def test_a_held_lock_gives_a_clear_message_and_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 150)
+    monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 150)
     s = open_store(tmp_path)
     s.set_state("a", "learning")
     blocker = sqlite3.connect(s.path, isolation_level=None)

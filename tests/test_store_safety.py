@@ -15,7 +15,7 @@ import pytest
 from studytui.cli import main
 from studytui.core.errors import StoreError
 from studytui.guide import load_guide
-from studytui.store import open_store
+from studytui.store import connection, open_store
 from studytui.store import store as store_module
 from studytui.store.schema import APPLICATION_ID, create_v1
 
@@ -126,7 +126,7 @@ def _seed(data: Path) -> None:
 def test_read_only_store_reads_and_refuses_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _seed(tmp_path)
     real_access = os.access
-    monkeypatch.setattr(store_module.os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real_access(p, mode, **kw))
+    monkeypatch.setattr(connection.os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real_access(p, mode, **kw))
     before = (tmp_path / "studytui.db").read_bytes()
     s = open_store(tmp_path)
     assert s.read_only
@@ -331,7 +331,7 @@ def test_a_read_only_file_at_an_older_schema_is_read_as_it_is(tmp_path: Path, mo
     db = _v1_store(tmp_path, n=3)
     before = db.read_bytes()
     real_access = os.access
-    monkeypatch.setattr(store_module.os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real_access(p, mode, **kw))
+    monkeypatch.setattr(connection.os, "access", lambda p, mode, **kw: False if mode == os.W_OK else real_access(p, mode, **kw))
     s = open_store(tmp_path)
     assert s.read_only and s.get_note("entry-2").startswith("note 2")
     assert s.attempts() == [] and s.export_json()["attempts"] == []

@@ -32,12 +32,23 @@ REFUSED = [
     (["--cc", "9.0", "--tile", "256x256x64", "--threads", "128"], "--tile", "512 registers per thread"),
     (["--tile", "100x100x30"], "--tile", "M is a multiple of 64 (got 100)"),
     (["--tile", "7x13x5", "--dtype", "fp8"], "--tile", "K is a multiple of the 32"),
-    (["--cc", "9.0", "--tile", "128x256x64", "--threads", "384", "--regs", "168"], "--threads", "--warp-specialized"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--threads", "384", "--regs", "168"], "--threads", "warp specialization"),
     (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "fp4"], "--dtype", "fp6 and fp4 arrive with Blackwell"),
     (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "fp6"], "--dtype", "wgmma's types"),
     (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "int4"], "--dtype", "int4"),
     (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "int4"], "--dtype", "no int4 kind"),
-    (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "no fp64 kind"),
+    (["--cc", "10.3", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "on 8.0, 9.0 and 10.0 only"),
+    (["--cc", "12.0", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "on 8.0, 9.0 and 10.0 only"),
+    (["--cc", "8.6", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "on 8.0, 9.0 and 10.0 only"),
+    (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "fp4"], "--tile", "K is a multiple of 128 for fp4"),
+    (["--cc", "10.0", "--tile", "128x128x32", "--dtype", "fp6"], "--tile", "16U6_ALIGN16B"),
+    (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "mxfp6"], "--tile", "boxDim[0] must be 128"),
+    (["--cc", "12.0", "--tile", "128x128x64", "--dtype", "fp4"], "--tile", "TileShape_K % 128"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--warp-specialized", "--threads", "256", "--regs", "240", "--setmaxnreg", "40/232"],
+     "--setmaxnreg", "consumer 232 is below the 240 registers per thread at launch"),
+    (["--cc", "9.0", "--tile", "128x128x64", "--warp-specialized", "--threads", "256", "--regs", "32", "--setmaxnreg", "40/232"],
+     "--setmaxnreg", "producer 40 is above the 32 registers per thread at launch"),
+    (["--cc", "10.0", "--tile", "128x256x64", "--epilogue-tile", "128x256"], "--epilogue-tile", "at most 255"),
     (["--cc", "8.0", "--tile", "128x128x64", "--dtype", "fp8"], "--dtype", "arrives with 8.9"),
     (["--cc", "7.0", "--tile", "128x128x64", "--dtype", "bf16"], "--dtype", "bf16 tensor cores arrive with 8.0"),
     (["--cc", "7.5", "--tile", "128x128x64", "--dtype", "tf32"], "--dtype", "tf32 arrives with 8.0"),
@@ -50,7 +61,7 @@ REFUSED = [
      "--setmaxnreg", "over the 64,512"),
     (["--cc", "9.0", "--tile", "128x256x64", "--warp-specialized", "--threads", "384", "--setmaxnreg", "20/232"],
      "--setmaxnreg", "24 to 256"),
-    (["--cc", "9.0", "--tile", "128x256x64", "--setmaxnreg", "40/232"], "--setmaxnreg", "--warp-specialized"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--setmaxnreg", "40/232"], "--setmaxnreg", "warp-specialized kernel"),
     (["--cc", "9.0", "--tile", "128x256x64", "--threads", "256", "--epilogue-tile", "48x32"], "--epilogue-tile", "does not divide"),
     (["--cc", "9.0", "--tile", "128x128x64", "--epilogue", "none", "--epilogue-tile", "64x32"], "--epilogue-tile", "not used"),
     (["--cc", "9.0", "--tile", "128x128x64", "--threads", "auto5"], "--threads", "auto"),
@@ -107,9 +118,24 @@ def test_block_scale_factors_in_shared_memory_and_tensor_memory() -> None:
     v = tile_budget(get_cc("10.0"), 128, 256, 256, "nvfp4").values  # one UE4M3 scale per 16 along K
     assert v["scale_factor_bytes_per_stage"] == (128 + 256) * 256 // 16
     assert v["tmem_scale_factor_columns"] == (256 // 16 // 4) * (1 + 2)  # A's 128 rows, B's 256 rows in two lane groups
+    n192 = tile_budget(get_cc("10.0"), 128, 192, 256, "nvfp4").values  # B's scales padded to 256 columns (MMA_N_SFB)
+    assert n192["scale_factor_bytes_per_stage"] == (128 + 256) * 256 // 16 and n192["tmem_scale_factor_columns"] == 4 * (1 + 2)
     mx = tile_budget(get_cc("10.0"), 128, 128, 128, "mxfp8").values  # one E8M0 scale per 32
     assert mx["mma_kind"] == "mxf8f6f4" and mx["scale_factor_bytes_per_stage"] == (128 + 128) * 128 // 32
     assert tile_budget(get_cc("10.0"), 128, 128, 128, "fp8").values["scale_factor_bytes_per_stage"] == 0
+
+
+def test_a_cta_pair_needs_b_scale_factors_for_all_of_n(capsys) -> None:
+    # cta_group::2: each CTA computes M/2 rows across the full N, so it holds B's scale factors for
+    # every column (CUTLASS deduce_smem_layoutSFB uses the whole tile N), A's for its own rows only.
+    v = tile_budget(get_cc("10.0"), 256, 256, 256, "nvfp4").values
+    assert v["cta_group"] == 2 and v["b_bytes_per_stage"] == 128 * 256 // 2  # B's data is split ...
+    assert v["scale_factor_bytes_per_stage"] == 128 * 256 // 16 + 256 * 256 // 16 == 6144  # ... its scales are not
+    assert v["stage_bytes_per_cta"] == 16384 + 16384 + 6144 + 16
+    assert v["tmem_scale_factor_columns"] == 4 * (1 + 2)
+    code, out, _ = cli(capsys, "--cc", "10.0", "--tile", "256x256x256", "--dtype", "nvfp4", "--explain")
+    text = " ".join(out.split())
+    assert code == 0 and "scale factors = (A 128 rows + B 256 columns (all of N" in text and "= 2,048 + 4,096 = 6,144 B" in text
 
 
 def test_accumulator_buffers_fall_to_one_with_a_warning_when_two_do_not_fit() -> None:
@@ -134,7 +160,23 @@ def test_warp_specialized_accumulators_sit_in_the_consumers_only() -> None:
 
 def test_setmaxnreg_split_is_checked_against_the_accumulators() -> None:
     with pytest.raises(FieldError, match="do not fit in 120"):
-        tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=384, warp_specialized=True, setmaxnreg=(40, 120))
+        tile_budget(get_cc("9.0"), 128, 256, 64, "bf16", threads=384, regs=96, warp_specialized=True, setmaxnreg=(40, 120))
+
+
+def test_setmaxnreg_inc_raises_and_dec_lowers_from_the_launch_count() -> None:
+    # PTX ISA setmaxnreg: .inc raises a warp's count from its current value, .dec lowers it, so
+    # producer <= launch registers <= consumer.
+    cc = get_cc("9.0")
+    with pytest.raises(FieldError, match="consumer 232 is below the 240"):
+        tile_budget(cc, 128, 128, 64, "bf16", threads=256, regs=240, warp_specialized=True, setmaxnreg=(40, 232))
+    with pytest.raises(FieldError, match="producer 40 is above the 32"):
+        tile_budget(cc, 128, 128, 64, "bf16", threads=256, regs=32, warp_specialized=True, setmaxnreg=(40, 232))
+    with pytest.raises(FieldError, match="the launch count assumed here"):  # 255 assumed at launch for 256 threads
+        tile_budget(cc, 128, 128, 64, "bf16", threads=256, warp_specialized=True, setmaxnreg=(40, 232))
+    ok = tile_budget(cc, 128, 128, 64, "bf16", threads=256, regs=168, warp_specialized=True, setmaxnreg=(40, 232)).values
+    assert (ok["setmaxnreg"]["producer"], ok["setmaxnreg"]["consumer"]) == (40, 232)
+    auto = tile_budget(cc, 64, 64, 64, "bf16", threads=256, regs=32, warp_specialized=True).values["setmaxnreg"]
+    assert auto["producer"] <= 32 <= auto["consumer"]
 
 
 def test_epilogue_sub_tile_replaces_the_whole_c_tile() -> None:
@@ -162,5 +204,64 @@ def test_mma_sync_architectures() -> None:
     assert fp64["mma_kind"] == "f64" and fp64["accumulator_registers_per_thread"] == 64 * 64 * 2 // 128
     ada = tile_budget(get_cc("8.9"), 128, 128, 64, "fp8").values
     assert ada["mma_kind"] == "e4m3"
-    rtx = tile_budget(get_cc("12.0"), 128, 128, 64, "fp4").values
-    assert rtx["mma_kind"] == "f8f6f4" and rtx["operand_bytes_per_element"] == 1.0
+    rtx = tile_budget(get_cc("12.0"), 128, 128, 128, "fp4").values
+    assert rtx["mma_kind"] == "f8f6f4" and rtx["operand_bytes_per_element"] == 1.0 and rtx["compile_target"] == "sm_120a"
+    # plain e4m3 mma.sync needs no arch-specific target on 12.0 (ptxas 13.0 assembles it for sm_120)
+    assert tile_budget(get_cc("12.0"), 128, 128, 64, "fp8").values["compile_target"] == "sm_120"
+    assert tile_budget(get_cc("12.0"), 128, 128, 64, "mxfp8").values["compile_target"] == "sm_120a"
+    # fp64 runs as DMMA on 10.0 as on 9.0 (mma.sync m16n8k16 .f64, register accumulators)
+    b200 = tile_budget(get_cc("10.0"), 64, 64, 16, "fp64").values
+    assert b200["instruction"] == "mma.sync" and b200["mma_kind"] == "f64" and b200["compile_target"] == "sm_100"
+    assert b200["tmem_columns"] is None and b200["accumulator_registers_per_thread"] == 64 * 64 * 2 // 128
+
+
+def test_unpacked_fp4_fp6_take_k_in_multiples_of_128() -> None:
+    cc = get_cc("10.0")
+    for dtype in ("fp4", "fp6", "mxfp6"):
+        for k in (32, 64, 96):
+            with pytest.raises(FieldError, match="K is a multiple of 128"):
+                tile_budget(cc, 128, 128, k, dtype)
+        assert tile_budget(cc, 128, 128, 128, dtype).values["stages"] >= 1
+    assert tile_budget(cc, 128, 128, 64, "fp8").values["stages"] >= 1  # 8-bit loads as plain bytes
+    assert tile_budget(cc, 128, 128, 64, "mxfp8").values["stages"] >= 1
+    assert tile_budget(cc, 128, 128, 64, "mxfp4").values["stages"] >= 1  # packed fp4: 32 B rows, no unpacking
+
+
+def test_every_tcgen05_shape_rule_is_listed() -> None:
+    with pytest.raises(FieldError) as info:
+        tile_budget(get_cc("10.0"), 100, 100, 30, "bf16")
+    text = info.value.message
+    assert "M 64 or 128 (got 100)" in text and "N a multiple of 8 from 8 to 256 (got 100)" in text
+    assert "(got 30)" in text and "60 B" in text
+
+
+def test_blackwell_epilogue_reads_tensor_memory_in_32_column_chunks() -> None:
+    for m, n in ((128, 256), (256, 256), (128, 128)):
+        result = tile_budget(get_cc("10.0"), m, n, 64, "bf16")
+        v = result.values
+        assert v["epilogue_registers_per_thread"] == 32 and v["epilogue_chunk"] == [128, 32], (m, n)
+        assert "32 per thread for a 128x32 chunk" in " ".join(r[1] for r in result.rows)
+        assert all(row[1].count("256 per thread") == 0 for row in result.rows)
+    sub = tile_budget(get_cc("10.0"), 128, 256, 64, "bf16", epilogue_tile=(128, 64)).values
+    assert sub["epilogue_registers_per_thread"] == 64 and sub["epilogue_chunk"] == [128, 64]
+    with pytest.raises(FieldError, match="a thread addresses at most 255"):
+        tile_budget(get_cc("10.0"), 128, 256, 64, "bf16", epilogue_tile=(128, 256))
+
+
+def test_two_blocks_per_sm_are_refused_when_tensor_memory_holds_one(capsys) -> None:
+    v = tile_budget(get_cc("10.0"), 256, 256, 64, "bf16").values
+    assert v["tmem_columns_allocated"] == 512 and v["blocks_per_sm"] == 1
+    assert v["stages_for_two_blocks"] == 0 and v["two_blocks_prevented_by"] == ["tensor memory"]
+    code, out, _ = cli(capsys, "--cc", "10.0", "--tile", "256x256x64")
+    text = " ".join(out.split())
+    assert code == 0 and "stages for 2 blocks per SM none at any stage count: tensor memory" in text
+    assert "one accumulator buffer would halve the allocation" in text
+    two = tile_budget(get_cc("10.0"), 128, 128, 64, "bf16").values  # 256 of 512 columns: two CTAs fit
+    assert two["stages_for_two_blocks"] >= 1 and two["two_blocks_prevented_by"] == []
+
+
+def test_tile_messages_name_fields_not_flags() -> None:
+    # The app shows these rows too: no command-line flag names in them.
+    result = tile_budget(get_cc("9.0"), 128, 128, 64, "bf16")
+    assert "registers not counted (give registers per thread)" in " ".join(r[1] for r in result.rows)
+    assert not any("--" in r[1] for r in result.rows)

@@ -17,6 +17,9 @@ is put to the model and classified:
 from __future__ import annotations
 
 import re
+import shutil
+import struct
+import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -24,6 +27,7 @@ import pytest
 import yaml
 
 from studytui.calc import mma
+from studytui.calc.units import FieldError
 
 DATA = Path(__file__).parent / "data" / "ptxas-mma-validity.yaml"
 OUTSIDE = ("scale-input-d", "disable-output-lane", ".ws (weight-stationary)", "idesc of")
@@ -143,3 +147,78 @@ def test_the_docs_quote_these_figures() -> None:
     assert f"accepted all {e['isa_only']} shape rows" in docs and f"refuses {e['isa_refuses']} of the {e['isa_only']}" in docs
     assert f"{e['outside']} rows are operand forms outside the tile model" in docs
     assert f"all {e['agree']:,} of the {e['rows']:,} recorded MMA kernels that ptxas can judge (100%" in readme
+
+
+# ---- mma.sync facts the model rests on, re-checked with ptxas when it is installed ---------------
+
+PTXAS = shutil.which("ptxas")
+_PTX = """.version 9.0
+.target {target}
+.address_size 64
+.visible .entry k(.param .u64 p){{
+ .reg .f64 fd<24>; .reg .b32 r<8>; .reg .f32 f<8>; .reg .u64 rd<2>;
+ ld.param.u64 rd1, [p];
+ {loads}
+ {mma}
+ st.global.v2.f64 [rd1], {{fd0,fd1}}; st.global.v2.f64 [rd1+16], {{fd2,fd3}};
+ st.global.v4.f32 [rd1+32], {{f0,f1,f2,f3}};
+ ret;
+}}
+"""
+_LOADS = " ".join([f"ld.global.f64 fd{i}, [rd1+{8 * i}];" for i in range(4, 20)]
+                  + [f"ld.global.b32 r{i}, [rd1+{4 * i}];" for i in range(6)]
+                  + [f"ld.global.f32 f{i}, [rd1+{4 * i}];" for i in range(4, 8)])
+MMA_SYNC = {
+    "e4m3": "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {f0,f1,f2,f3}, {r0,r1,r2,r3}, {r4,r5}, {f4,f5,f6,f7};",
+    "f8f6f4": ("mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32 {f0,f1,f2,f3}, {r0,r1,r2,r3}, {r4,r5}, "
+               "{f4,f5,f6,f7};"),
+    "f64_k16": ("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {fd0,fd1,fd2,fd3}, {fd4,fd5,fd6,fd7,fd8,fd9,fd10,fd11}, "
+                "{fd12,fd13,fd14,fd15}, {fd16,fd17,fd18,fd19};"),
+    "f64_k4": "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {fd0,fd1}, {fd4}, {fd5}, {fd6,fd7};",
+}
+
+
+def _text_bytes(cubin: bytes) -> int:
+    """Size of the kernel's .text section in an ELF64 cubin (16 bytes a SASS instruction)."""
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    def header(i: int) -> tuple[int, int, int]:
+        name, _type, _flags, _addr, offset, size = struct.unpack_from("<IIQQQQ", cubin, shoff + i * shentsize)
+        return name, offset, size
+    _n, str_off, _s = header(shstrndx)
+    for i in range(shnum):
+        name, _off, size = header(i)
+        end = cubin.index(b"\0", str_off + name)
+        if cubin[str_off + name:end] == b".text.k":
+            return size
+    raise AssertionError("no .text.k section")
+
+
+def _assemble(tmp_path: Path, target: str, which: str) -> int | None:
+    """.text bytes when ptxas assembles one mma.sync for `target`; None when it refuses."""
+    src = tmp_path / f"{which}-{target}.ptx"
+    out = tmp_path / f"{which}-{target}.cubin"
+    src.write_text(_PTX.format(target=target, loads=_LOADS, mma=MMA_SYNC[which]), encoding="utf-8")
+    done = subprocess.run([PTXAS, f"-arch={target}", str(src), "-o", str(out)], capture_output=True, text=True, timeout=60)
+    return _text_bytes(out.read_bytes()) if done.returncode == 0 else None
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
+def test_ptxas_agrees_with_the_mma_sync_targets_and_fp64_paths(tmp_path: Path) -> None:
+    # e4m3 mma.sync needs no 'a' target; kind::f8f6f4 does (mma.py gives sm_120 and sm_120a).
+    assert _assemble(tmp_path, "sm_120", "e4m3") and _assemble(tmp_path, "sm_89", "e4m3")
+    assert _assemble(tmp_path, "sm_120", "f8f6f4") is None and _assemble(tmp_path, "sm_120a", "f8f6f4")
+    # f64: m8n8k4 from sm_80, m16n8k16 from sm_90 (the shapes fp64_path uses).
+    assert _assemble(tmp_path, "sm_80", "f64_k4") and _assemble(tmp_path, "sm_80", "f64_k16") is None
+    found = {t: _assemble(tmp_path, t, "f64_k16") for t in ("sm_90", "sm_100a", "sm_103a", "sm_120")}
+    dmma = {t: size for t, size in found.items() if size}
+    assert len(dmma) == len(found), found
+    # sm_103a and sm_120 accept the instruction but expand it: several times the code of sm_90 and sm_100a.
+    assert min(dmma["sm_103a"], dmma["sm_120"]) >= 3 * max(dmma["sm_90"], dmma["sm_100a"]), dmma
+    from studytui.calc.mma import mma_path
+
+    assert mma_path("12.0", "fp8").target == "sm_120" and mma_path("12.0", "fp4").target == "sm_120a"
+    assert mma_path("10.0", "fp64").target == "sm_100" and mma_path("9.0", "fp64").k == 16 and mma_path("8.0", "fp64").k == 4
+    for cc in ("10.3", "12.0"):
+        with pytest.raises(FieldError, match="expands m16n8k16"):
+            mma_path(cc, "fp64")

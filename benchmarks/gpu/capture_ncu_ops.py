@@ -29,8 +29,11 @@ import sys
 import time
 from typing import Callable
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    raise SystemExit("needs PyTorch with CUDA (pip install -e '.[measure]'), on a GPU machine") from None
 
 DEV = "cuda"
 

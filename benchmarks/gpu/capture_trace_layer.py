@@ -29,8 +29,11 @@ import shutil
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    raise SystemExit("needs PyTorch with CUDA (pip install -e '.[measure]'), on a GPU machine") from None
 
 HIDDEN, HEADS, KV_HEADS, HEAD_DIM, INTER = 4096, 32, 8, 128, 14336
 EPS, THETA = 1e-5, 500000.0

@@ -10,6 +10,7 @@ workstation with the YAML record.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -21,8 +22,10 @@ from studytui.measure.clusters import record_clusters, summary  # noqa: E402
 from studytui.measure.cuda_driver import make_cluster_backend  # noqa: E402
 
 
-def main() -> int:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out_dir", nargs="?", default=".", metavar="OUT_DIR", help="where clusters.json is written (default: .)")
+    out = Path(parser.parse_args(argv).out_dir)
     out.mkdir(parents=True, exist_ok=True)
     start = time.time()
     backend = make_cluster_backend()

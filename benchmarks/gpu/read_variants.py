@@ -7,20 +7,22 @@ the chip reaches. Prints bytes read / median time for each formulation.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import torch  # noqa: E402
-
-from studytui.measure.stats import spread  # noqa: E402
-from studytui.measure.torch_backend import time_with_events  # noqa: E402
-
 GiB = 1 << 30
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
+    import torch
+
+    from studytui.measure.stats import spread
+    from studytui.measure.torch_backend import time_with_events
+
     n32 = 4 * GiB // 4
     x = torch.rand(n32, device="cuda")
     out0 = torch.empty((), device="cuda")

@@ -17,6 +17,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from _timing import argument_parser, isolate  # noqa: E402
+
 STUDYTUI = [sys.executable, "-m", "studytui.cli"]
 
 
@@ -49,7 +52,9 @@ def fmt_ms(seconds: float) -> str:
     return f"{seconds * 1e3:.4f}"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    argument_parser(__doc__).parse_args(argv)
+    isolate("studytui-summarize-truth-")  # the calculator commands run in temporary data and cache directories
     files = sorted(HERE.glob("records/*truth*.json"))
     by_id: dict[str, list[dict]] = {}
     order: list[str] = []

@@ -22,7 +22,10 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import torch  # noqa: E402
+try:
+    import torch
+except ImportError:
+    raise SystemExit("needs PyTorch with CUDA (pip install -e '.[measure]'), on a GPU machine") from None
 
 from studytui.measure.backend import Check  # noqa: E402
 from studytui.measure.stats import spread  # noqa: E402

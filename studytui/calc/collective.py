@@ -58,6 +58,7 @@ class Fabric:
     axis_source: str = ""
     axis_max_chips: int | None = None
     nvls: bool = False  # NVLink SHARP (in-switch reduction) exists on this system
+    nvls_efficiency: float = 0.85  # NCCL's tuner: the share of the link NVLS reaches (Hopper 0.85, Blackwell 0.74)
     torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
     catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
     measured_gpus: int | None = None  # link_bw was measured on this many GPUs
@@ -88,9 +89,46 @@ class Plan:
     tiers: tuple[Tier, ...]
     steps: int
     steps_formula: str
+    fixed_s: float = 0.0  # a cost per call that is not steps x --latency (NVLS: NCCL's tuner constant)
+    fixed_formula: str = ""
+
+    def latency_time(self, latency: float) -> float:
+        return self.steps * latency + self.fixed_s
 
     def time(self, nbytes: float, latency: float) -> float:
-        return max(t.factor * nbytes / t.rate for t in self.tiers) + self.steps * latency
+        return max(t.factor * nbytes / t.rate for t in self.tiers) + self.latency_time(latency)
+
+    def latency_text(self, latency: float) -> str:
+        """The latency term as the steps show it."""
+        if self.fixed_s and not self.steps:
+            return f"latency term = {self.fixed_formula} = {format_time(self.fixed_s)}"
+        return (f"latency term = steps x latency = {_steps(self)}{self.steps} x {format_time(latency)} = "
+                f"{format_time(self.latency_time(latency))}")
+
+    def latency_row(self, latency: float) -> str:
+        if self.fixed_s and not self.steps:
+            return f"{format_time(self.fixed_s)} (NCCL's tuner cost for NVLS per call; --latency does not apply)"
+        return f"{format_time(self.latency_time(latency))} ({self.steps} steps x {format_time(latency)})"
+
+
+# NCCL's tuner (src/graph/tuning.cc, hwLatencies, NVLS and NVLSTree with the Simple protocol, the
+# only one they run): 25 us per call inside an NVLink domain, 20.9 us per network level of NVLS tree
+# (latency = 25 + 2 log2(nodes) x 20.9). A ring or tree step with LL costs 0.6 us on NVLink there,
+# so at small sizes NCCL keeps a ring or tree, not NVLS.
+NVLS_CALL_S = 25e-6
+NVLS_TREE_LEVEL_S = 20.9e-6
+NVLS_SOURCE = "NCCL src/graph/tuning.cc hwLatencies (NVLS Simple)"
+
+
+def _nvls_modelled(fabric: Fabric) -> bool:
+    """NVLS is one of the algorithms to compare: the system has it, and the link figure is a link
+    rate, not a measured all-reduce (whose bus bandwidth is already what NCCL's choice reached)."""
+    return fabric.nvls and fabric.measured_gpus is None and not fabric.measured_note
+
+
+def nvls_efficiency(arch: str) -> float:
+    """NCCL's tuner (src/graph/tuning.cc, nvlsEfficiency): Hopper 0.85, Blackwell 0.74."""
+    return 0.74 if "blackwell" in arch.lower() else 0.85
 
 
 def bus_factor(op: str, n: int) -> tuple[float, str]:
@@ -118,6 +156,16 @@ def _wraps(fabric: Fabric, n: int) -> bool | None:
     if fabric.wrap_multiple is None:
         return None
     return n % fabric.wrap_multiple == 0
+
+
+def _axis_exists(fabric: Fabric, n: int) -> bool:
+    """Whether some slice has a torus axis of n chips. Slices are built of whole blocks whose axes are
+    powers of 2 (v5e/v6e: 1x1 to 16x16; v5p: 2x2x1, 2x2x2, 2x4x4, then whole 4x4x4 cubes), so an
+    axis is a power of 2 up to the wraparound length, or a multiple of it. Unknown: not refused."""
+    m = fabric.wrap_multiple
+    if m is None:
+        return True
+    return (n & (n - 1) == 0 and n <= m) or n % m == 0
 
 
 def scale_up_rate(fabric: Fabric, group: int) -> tuple[float, str]:
@@ -163,15 +211,21 @@ def _flat_plans(op: str, n: int, fabric: Fabric) -> tuple[list[Plan], float, str
         ring = Plan("ring", "ring", (Tier(name, 2 * (n - 1) / n, rate, f"2(n-1)/n x {m}"),), 2 * (n - 1), "2(n-1)")
         tree = Plan("tree", "tree: a chain inside the domain", (Tier(name, 2.0, rate, f"2 x {m}"),), 2 * (n - 1), "2(n-1)")
         plans = [ring, tree]
-        if fabric.nvls:
-            plans.append(replace(ring, algorithm="nvls", label="NVLS: NVLink SHARP reduces in the switch", steps=2, steps_formula="2"))
+        if _nvls_modelled(fabric):
+            # Each GPU sends its buffer to the switch once (which reduces it) and receives the sum once
+            # (multicast): M each way instead of a ring's 2(n-1)/n x M, at NCCL's efficiency.
+            e = fabric.nvls_efficiency
+            plans.append(Plan("nvls", "NVLS: NVLink SHARP reduces in the switch",
+                              (Tier(name, 1 / e, rate, f"M / {g(e)} (NCCL's NVLS efficiency)"),), 0, "0",
+                              NVLS_CALL_S, "NCCL's NVLS cost per call"))
         return plans, rate, why
     if op in ("all_gather", "reduce_scatter"):
         ring = Plan("ring", "ring", (Tier(name, (n - 1) / n, rate, f"(n-1)/n x {m}"),), n - 1, "n-1")
         plans = [ring]
-        if fabric.nvls:
+        if _nvls_modelled(fabric):
             what = "multicasts" if op == "all_gather" else "reduces"
-            plans.append(replace(ring, algorithm="nvls", label=f"NVLS: NVLink SHARP {what} in the switch", steps=2, steps_formula="2"))
+            plans.append(replace(ring, algorithm="nvls", label=f"NVLS: NVLink SHARP {what} in the switch", steps=0, steps_formula="0",
+                                 fixed_s=NVLS_CALL_S, fixed_formula="NCCL's NVLS cost per call"))
         return plans, rate, why
     if op == "all_to_all":
         return [Plan("direct", "direct exchange", (Tier(name, (n - 1) / n, rate, f"(n-1)/n x {m}"),), n - 1, "n-1")], rate, why
@@ -194,9 +248,11 @@ def _cross_plans(op: str, n: int, d: int, fabric: Fabric, net_bw: float) -> list
         tree_tiers = (Tier(up, 2.0, link, "2 x M"), Tier(net, 2.0 / d, net_bw, "2 x M / d"))
         plans = [ring, Plan("tree", "tree: a chain in each domain, a binary tree across", tree_tiers,
                             2 * ((d - 1) + _log2(k)), "2((d-1) + ceil(log2 k))")]
-        if fabric.nvls:
-            plans.append(Plan("nvls", "NVLS tree: NVLink SHARP in each domain, a binary tree across", tree_tiers,
-                              2 + 2 * _log2(k), "2 + 2 ceil(log2 k)"))
+        if _nvls_modelled(fabric):
+            levels = _log2(k)
+            plans.append(Plan("nvls", "NVLS tree: NVLink SHARP in each domain, a binary tree across", tree_tiers, 0, "0",
+                              NVLS_CALL_S + 2 * levels * NVLS_TREE_LEVEL_S,
+                              f"NCCL's NVLS tree cost per call, 25 us + 2 x ceil(log2 k) x 20.9 us = 25 us + 2 x {levels} x 20.9 us"))
         return plans
     if op in ("all_gather", "reduce_scatter"):
         return [Plan("ring", "ring across domains", (Tier(up, (n - 1) / n, link, "(n-1)/n x M"),
@@ -222,6 +278,9 @@ def _pick(plans: list[Plan], algorithm: str, op: str, n: int, nbytes: float, lat
     if algorithm == "nvls" and not fabric.nvls:
         raise FieldError("algorithm", "NVLS (NVLink SHARP) needs an NVSwitch system that has it (H100, H200, B200, B300 HGX, "
                                       "GB200 NVL72); this one has none: give another --algorithm or auto")
+    if algorithm == "nvls" and not _nvls_modelled(fabric):
+        raise FieldError("algorithm", "the link figure is a measured all-reduce, whose bus bandwidth already is what NCCL's own "
+                                      "algorithm reached: give auto or ring (or a link rate with --link-bw to model NVLS)")
     if algorithm == "nvls" and crossing:
         raise FieldError("algorithm", f"NVLS {op} across scale-up domains needs the network's own in-switch offload "
                                       "(CollNet/SHARP), which is not modelled: give ring or auto")
@@ -247,7 +306,9 @@ def _notes(result: Result, op: str, fabric: Fabric, n: int, plan: Plan, plans: l
         how = ("over a point-to-point mesh, one link to each peer" if fabric.peer_bw
                else "through the switch, which every GPU reaches at its full link rate" if fabric.domain
                else "assuming every GPU reaches every other at its full link rate")
-        result.assume(f"all-to-all is a direct exchange (NCCL send/receive), not a ring: every rank sends to every other at once, {how}")
+        result.assume("all-to-all is a direct exchange (NCCL send/receive), not a ring: every rank sends a piece to every other; "
+                      "NCCL posts the n-1 send/receive pairs as one group, and the latency term charges each peer message one step "
+                      f"(an upper bound at small sizes), {how}")
     elif op == "peer_copy":
         pass
     elif not fabric.torus_axis:
@@ -271,6 +332,8 @@ def _notes(result: Result, op: str, fabric: Fabric, n: int, plan: Plan, plans: l
                           f"link and collectives take twice as long as on a full ring{source}")
         result.assume("torus: the ring runs along one axis, over that axis' links, not over all of the chip's ICI ports"
                       + (f" ({fabric.axis_source})" if fabric.axis_source else ""))
+        result.assume("torus: --gpus counts the chips along ONE axis of a slice; a collective over a whole 2D or 3D slice (a 16-chip "
+                      "v5e slice is 4x4, with no 16-chip axis and no wraparound) runs over every axis at once and is not modelled here")
     group = min(n, fabric.domain) if fabric.domain else n  # the GPUs one scale-up ring spans
     if fabric.measured_gpus and fabric.measured_gpus != group:
         result.warn(f"the measured link figure comes from a {fabric.measured_gpus}-GPU all-reduce; applied here to {group} GPUs, "
@@ -283,14 +346,19 @@ def _notes(result: Result, op: str, fabric: Fabric, n: int, plan: Plan, plans: l
     )
     if plan.algorithm == "nvls":
         across = plan.label.startswith("NVLS tree")
-        result.assume("NVLink SHARP (NVLS): the NVSwitch reduces or multicasts the data, so each call is a couple of steps, not a "
-                      "ring's" + ("; across domains a binary tree adds 2 steps per level, and each GPU sends and receives the buffer "
-                                  "twice, as in NCCL's tree" if across else "")
-                      + "; its bandwidth term is taken as the " + ("tree's" if across else "ring's")
-                      + " (in-switch reduction can lift bus bandwidth above the link rate at large sizes, which is not modelled). "
-                      "NCCL's tuner charges NVLS a larger fixed cost per call than a ring step (src/graph/tuning.cc), so at the smallest "
-                      "sizes NCCL may keep a ring with its LL protocol, and serving engines often use their own one-shot all-reduce; "
-                      "--latency sets what a step costs here")
+        tree_text = (" plus 20.9 us per network level twice (a binary tree across domains; each GPU sends and receives the "
+                     "buffer twice, as in NCCL's tree)")
+        result.assume("NVLink SHARP (NVLS): the NVSwitch reduces or multicasts the data, so a call has no ring steps; it costs what "
+                      "NCCL's tuner charges it, 25 us per call" + (tree_text if across else "")
+                      + f" ({NVLS_SOURCE}), whatever --latency says; " + (
+                          "its bandwidth term is taken as the tree's. " if across else
+                          "for an all-reduce each GPU sends its buffer to the switch once and receives the sum once, so it moves M each "
+                          "way instead of a ring's 2(n-1)/n x M, at the share of the link NCCL's tuner expects NVLS to reach "
+                          "(nvlsEfficiency: Hopper 0.85, Blackwell 0.74), which lifts bus bandwidth above the link rate; for all-gather "
+                          "and reduce-scatter "
+                          "the bandwidth term is the ring's. ")
+                      + "That fixed cost is why NCCL keeps a ring or tree at small sizes; serving engines often use their own one-shot "
+                      "all-reduce there")
     if len(plans) > 1 and algorithm in ("", "auto"):
         result.assume("the algorithm is the fastest of those NCCL could run at this size, as NCCL's tuner picks one per call; its "
                       "tuner has its own latencies per algorithm and protocol (LL, LL128, Simple), so its crossover sizes differ from "
@@ -344,6 +412,15 @@ def collective(
         if fabric.torus_axis and fabric.axis_max_chips and n > fabric.axis_max_chips:
             raise FieldError("gpus", f"a ring along one torus axis holds at most {fabric.axis_max_chips} chips; collectives over more "
                              "run over several axes, which is not modelled (give at most that many, or --link-bw for your own figure)")
+        if fabric.torus_axis and not _axis_exists(fabric, n):
+            top = fabric.axis_max_chips or 6 * (fabric.wrap_multiple or 1)
+            sizes = [k for k in range(2, top + 1) if _axis_exists(fabric, k)]
+            if fabric.axis_max_chips:
+                listed = ", ".join(map(str, sizes[:-1])) + f" or {sizes[-1]}"
+            else:
+                listed = ", ".join(map(str, sizes)) + ", ..."
+            raise FieldError("gpus", f"no slice has a torus axis of {n} chips: an axis holds {listed} chips"
+                             + (f"; source: {fabric.wrap_source}" if fabric.wrap_source else ""))
         if d is not None and n > d:
             result = _hierarchical(op, n, d, nbytes, latency, fabric, algorithm)
         else:
@@ -362,14 +439,15 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric, algori
     bus, bus_formula = bus_factor(op, n)
     result = Result("collective")
     bandwidth_time = tier.factor * nbytes / link
-    latency_time = plan.steps * latency
+    latency_time = plan.latency_time(latency)
     time_s = bandwidth_time + latency_time
     algbw = nbytes / time_s
     busbw = algbw * bus
     result.values.update(
         op=op, gpus=n, bytes=nbytes, link_bw_per_direction=link, latency_s=latency, steps=plan.steps,
         bandwidth_time_s=bandwidth_time, latency_time_s=latency_time, time_s=time_s,
-        algbw=algbw, busbw=busbw, busbw_fraction_of_link=busbw / link, busbw_bound=link,
+        algbw=algbw, busbw=busbw, busbw_fraction_of_link=busbw / link, 
+        busbw_bound=link * bus / tier.factor if plan.algorithm == "nvls" else link,
         hierarchical=False, bottleneck=fabric.link_name, scale_up_domain=fabric.domain,
     )
     if link != fabric.link_bw:
@@ -378,9 +456,7 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric, algori
     result.step(
         f"bandwidth term = {tier.formula} / link = {g(tier.factor)} x {g(nbytes)} / {g(link)} = {format_time(bandwidth_time)}   (n = {n})"
     )
-    result.step(
-        f"latency term = steps x latency = {_steps(plan)}{plan.steps} x {format_time(latency)} = {format_time(latency_time)}"
-    )
+    result.step(plan.latency_text(latency))
     result.step(f"time = bandwidth + latency = {format_time(bandwidth_time)} + {format_time(latency_time)} = {format_time(time_s)}")
     result.step(f"algorithm bandwidth = bytes / time = {g(nbytes)} / {g(time_s)} = {format_rate(algbw)}")
     result.step(f"bus bandwidth = algbw x {bus_formula} = {format_rate(algbw)} x {g(bus)} = {format_rate(busbw)}")
@@ -392,7 +468,7 @@ def _flat(op: str, n: int, nbytes: float, latency: float, fabric: Fabric, algori
     label = why if why else fabric.link_label
     result.row("link (one way)", format_rate(link) + (f" ({label})" if label else ""))
     result.row("bandwidth term", format_time(bandwidth_time))
-    result.row("latency term", f"{format_time(latency_time)} ({plan.steps} steps x {format_time(latency)})")
+    result.row("latency term", plan.latency_row(latency))
     result.row("time", format_time(time_s))
     result.row("algorithm bandwidth", format_rate(algbw))
     result.row("bus bandwidth", f"{format_rate(busbw)} ({format_percent(busbw / link)} of the link)")
@@ -472,7 +548,7 @@ def _hierarchical(op: str, n: int, d: int, nbytes: float, latency: float, fabric
     # done one after the other they add up.
     bandwidth_time = max(up_time, net_time)
     serial_bandwidth = up_time + net_time
-    latency_time = plan.steps * latency
+    latency_time = plan.latency_time(latency)
     time_s = bandwidth_time + latency_time
     serial_s = serial_bandwidth + latency_time
     bottleneck = fabric.net_name if net_time >= up_time else fabric.link_name
@@ -498,9 +574,7 @@ def _hierarchical(op: str, n: int, d: int, nbytes: float, latency: float, fabric
     result.step(f"inside a domain: {up.formula} = {g(up_bytes)} bytes per GPU / {g(up.rate)} = {format_time(up_time)}")
     result.step(f"across domains: {across.formula} = {g(net_bytes)} bytes per GPU / {g(net_bw)} = {format_time(net_time)}")
     result.step(f"bandwidth term = max(inside, across) (the tiers run at once) = {format_time(bandwidth_time)}; bottleneck: {bottleneck}")
-    result.step(
-        f"latency term = steps x latency = {_steps(plan)}{plan.steps} x {format_time(latency)} = {format_time(latency_time)}"
-    )
+    result.step(plan.latency_text(latency))
     result.step(
         f"time = bandwidth + latency = {format_time(time_s)}; serial estimate (tiers one after the other) = {format_time(serial_s)}"
     )
@@ -514,7 +588,7 @@ def _hierarchical(op: str, n: int, d: int, nbytes: float, latency: float, fabric
     result.row("network per GPU (one way)", format_rate(net_bw) + (f" ({fabric.net_label})" if fabric.net_label else ""))
     result.row("inside-domain term", format_time(up_time))
     result.row("across-domain term", format_time(net_time))
-    result.row("latency term", f"{format_time(latency_time)} ({plan.steps} steps x {format_time(latency)})")
+    result.row("latency term", plan.latency_row(latency))
     result.row("time (tiers overlapped)", format_time(time_s))
     result.row("serial estimate (no overlap)", format_time(serial_s))
     result.row("algorithm bandwidth", format_rate(algbw))

@@ -156,9 +156,22 @@ class CalcSpec:
         except (UsageError, KeyboardInterrupt):
             raise
         except (ZeroDivisionError, OverflowError, ValueError) as exc:  # never a traceback for odd input
-            raise UsageError(f"{self.name}: cannot compute with these inputs ({exc}); try smaller or larger values") from None
+            raise UsageError(f"{self.name}: cannot compute with these inputs ({_reason(exc)}); "
+                             "try smaller or larger values") from None
         check_finite(self.name, result)
         return result
+
+
+def _reason(exc: Exception) -> str:
+    """Why a computation failed, in a few words on one line: never Python's whole message (its
+    advice on sys.set_int_max_str_digits is not the learner's to follow)."""
+    from studytui.core.text import one_line
+
+    text = str(exc)
+    if "integer string conversion" in text or "int too large" in text:
+        return "a number with too many digits"
+    first = (text.splitlines() or [type(exc).__name__])[0]
+    return one_line(first if len(first) <= 120 else first[:117] + "...")
 
 
 def check_finite(name: str, result: Result) -> None:

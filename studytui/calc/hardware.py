@@ -150,7 +150,10 @@ def _num(value: Any, where: str, name: str) -> float | None:
         raise UsageError(f"{where}: {name} must be a number, got {value!r}")
     if value <= 0 or value != value or value in (float("inf"), float("-inf")):
         raise UsageError(f"{where}: {name} must be a positive finite number, got {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer of hundreds of digits: no float holds it
+        raise UsageError(f"{where}: {name} must be a positive finite number, got one of {len(str(value)):,} digits") from None
 
 
 def accelerator_from_dict(entry: dict[str, Any], origin: str = "content") -> Accelerator:

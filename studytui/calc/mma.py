@@ -16,8 +16,19 @@ validity test (tests/test_tile_validity.py) can hold them against every row ptxa
   (include/cute/arch/mma_sm100_umma.hpp): cta_group::1 M 64 or 128 (block-scaled kinds: 128),
   N a multiple of 8 up to 256 (i8: 8 or a multiple of 16); cta_group::2 M 128 or 256 (mxf8f6f4:
   256), N a multiple of 16 up to 256 (i8: of 32).
-- mma.sync (warp-level; 7.x, 8.x, 12.0, and fp64 on 8.0 and 9.0): m16n8kK shapes, K by type
-  (PTX ISA 9.0, "Warp-level Matrix Multiply-Accumulate Instructions").
+- mma.sync (warp-level; 7.x, 8.x, 12.0, and fp64 as DMMA on 8.0, 9.0 and 10.0): m16n8kK shapes,
+  K by type (PTX ISA 9.0, "Warp-level Matrix Multiply-Accumulate Instructions"). Targets as
+  ptxas 13.0 takes them: e4m3/e5m2 mma.sync assembles for plain sm_89, sm_90, sm_100 and sm_120;
+  only kind::f8f6f4 and the block-scaled kinds need sm_120a (or sm_120f). mma.sync .f64 m8n8k4
+  assembles from sm_80, m16n8k4/k8/k16 from sm_90; ptxas accepts them for sm_103a and sm_120 too but
+  expands m16n8k16 there into several times the instructions it emits for sm_90 and sm_100a, and the
+  catalog has no FP64 tensor-core gain for those parts (B300: 1.2 TFLOPS on both pipes; RTX 5090:
+  none), so the model takes DMMA as a tensor-core path on 8.0, 9.0 and 10.0 only
+  (tests/test_tile.py re-runs ptxas when it is installed).
+- fp4/fp6 operands of kind::f8f6f4 and kind::mxf8f6f4 sit unpacked in shared memory (one byte
+  each); TMA loads them with CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B, whose boxDim[0]
+  must be 128 (cuda.h, cuTensorMapEncodeTiled), and CUTLASS requires TileShape_K % 128 == 0 for
+  them (include/cutlass/gemm/collective/builders/sm1xx_common.inl).
 """
 
 from __future__ import annotations
@@ -29,6 +40,9 @@ from studytui.calc.units import FieldError
 PTX_ISA = "PTX ISA 9.0 (https://docs.nvidia.com/cuda/parallel-thread-execution/)"
 CUTLASS_UMMA = "CUTLASS include/cute/arch/mma_sm100_umma.hpp static_asserts (the PTX ISA tcgen05 shape table)"
 PTXAS_RECORD = "tests/data/ptxas-mma-validity.yaml (ptxas 13.0, sm_90a and sm_100a)"
+UNPACKED_K = 128  # boxDim[0] of the 16U4_ALIGN16B / 16U6_ALIGN16B tensor-map types
+UNPACKED_K_SOURCE = ("cuda.h, cuTensorMapEncodeTiled: boxDim[0] must be 128 for 16U4_ALIGN16B and 16U6_ALIGN16B; "
+                     "CUTLASS sm1xx_common.inl: TileShape_K % 128 == 0")
 
 # ---- wgmma (sm_90a) ------------------------------------------------------------------------
 
@@ -146,15 +160,16 @@ def tcgen05_scale_vector_rule(kind: str, vector: int | None) -> str:
     return ""
 
 
-def tcgen05_shape_rule(kind: str, cta_group: int, m: int, n: int) -> str:
-    """'' when the ISA's tcgen05 shape table has M x N for this kind and CTA group (A from
-    shared memory); else the rule. ptxas cannot check this (M and N sit in the descriptor)."""
+def tcgen05_shape_rules(kind: str, cta_group: int, m: int, n: int) -> list[str]:
+    """Every rule M x N breaks in the ISA's tcgen05 shape table for this kind and CTA group (A
+    from shared memory); [] when none. ptxas cannot check this (M and N sit in the descriptor)."""
     scaled = kind in TCGEN05_SCALED_KINDS
+    rules: list[str] = []
     if cta_group == 1:
         ms = (128,) if scaled else (64, 128)
         if m not in ms:
-            return (f"tcgen05.mma cta_group::1 kind::{kind} has M {' or '.join(map(str, ms))} (got {m})"
-                    + ("; M = 256 is the CTA pair's shape (cta_group::2)" if m == 256 else ""))
+            rules.append(f"tcgen05.mma cta_group::1 kind::{kind} has M {' or '.join(map(str, ms))} (got {m})"
+                         + ("; M = 256 is the CTA pair's shape (cta_group::2)" if m == 256 else ""))
         if kind == "i8":
             ok = n == 8 or (16 <= n <= 256 and n % 16 == 0)
             what = "8 or a multiple of 16 up to 256"
@@ -164,15 +179,21 @@ def tcgen05_shape_rule(kind: str, cta_group: int, m: int, n: int) -> str:
     elif cta_group == 2:
         ms = (256,) if kind == "mxf8f6f4" else (128, 256)
         if m not in ms:
-            return f"tcgen05.mma cta_group::2 kind::{kind} has M {' or '.join(map(str, ms))} over the CTA pair (got {m})"
+            rules.append(f"tcgen05.mma cta_group::2 kind::{kind} has M {' or '.join(map(str, ms))} over the CTA pair (got {m})")
         step = 32 if kind == "i8" else 16
         ok = step <= n <= 256 and n % step == 0
         what = f"a multiple of {step} from {step} to 256"
     else:
-        return f"cta_group is 1 or 2 (got {cta_group})"
+        return [f"cta_group is 1 or 2 (got {cta_group})"]
     if not ok:
-        return f"tcgen05.mma cta_group::{cta_group} kind::{kind} has N {what} (got {n})"
-    return ""
+        rules.append(f"tcgen05.mma cta_group::{cta_group} kind::{kind} has N {what} (got {n})")
+    return rules
+
+
+def tcgen05_shape_rule(kind: str, cta_group: int, m: int, n: int) -> str:
+    """'' when the ISA's tcgen05 shape table has M x N for this kind and CTA group; else every
+    rule it breaks, joined."""
+    return "; ".join(tcgen05_shape_rules(kind, cta_group, m, n))
 
 
 def tcgen05_k_rule(kind: str, k: int) -> str:
@@ -197,6 +218,7 @@ class MmaPath:
     scale_type: str = ""
     target: str = ""  # the compile target the instruction needs
     note: str = ""
+    unpacked_bits: int = 0  # fp4/fp6 stored unpacked (one byte each): 4 or 6; 0 otherwise
 
 
 _F16 = {"fp16": "f16", "bf16": "bf16"}
@@ -212,7 +234,7 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
     major = int(cc.split(".")[0])
     scaled = dtype in ("nvfp4", "mxfp8", "mxfp6", "mxfp4", "mxint8")
     if dtype == "fp32":
-        raise _refuse(cc, dtype, "tensor cores take fp32 data as tf32 (10-bit mantissa); give --dtype tf32")
+        raise _refuse(cc, dtype, "tensor cores take fp32 data as tf32 (10-bit mantissa); choose tf32")
     if cc in ("10.0", "10.3"):
         return _tcgen05_path(cc, dtype)
     if cc == "9.0":
@@ -225,8 +247,7 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
         if dtype == "int4":
             raise _refuse(cc, dtype, "wgmma's integer types are s8/u8 (and b1); int4 MMA is not a Hopper tensor-core type")
         if dtype == "fp64":
-            return MmaPath("mma.sync", "f64", 16, 16, 8, 8.0, 8, target="sm_90",
-                           note="DMMA: mma.sync.m16n8k16.f64 (warp-level, register accumulators); wgmma has no f64")
+            return fp64_path(cc)
         kind = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "fp8": "e4m3", "int8": "s8"}[dtype]
         from studytui.calc.dtypes import dtype_bytes
 
@@ -239,13 +260,13 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
             if dtype != "fp16":
                 later = {"bf16": "bf16 tensor cores arrive with 8.0", "tf32": "tf32 arrives with 8.0",
                          "int8": "int8 MMA arrives with 7.2/7.5", "int4": "int4 MMA arrives with 7.5",
-                         "fp8": "fp8 arrives with 8.9", "fp64": "FP64 tensor cores (DMMA) arrive with 8.0"}
+                         "fp8": "fp8 arrives with 8.9", "fp64": FP64_TENSOR_RULE}
                 raise _refuse(cc, dtype, later.get(dtype, "Volta's tensor cores take fp16 only"))
             return MmaPath("mma.sync", "f16", 4, 8, 8, 2.0, 4, target="sm_70", note="mma.sync.m8n8k4 (Volta quad-pair HMMA)")
         table = {"fp16": ("f16", 8, 16, 2.0), "int8": ("s8", 16, 8, 1.0), "int4": ("s4", 32, 8, 0.5)}
         if dtype not in table:
             later = {"bf16": "bf16 tensor cores arrive with 8.0", "tf32": "tf32 arrives with 8.0", "fp8": "fp8 arrives with 8.9",
-                     "fp64": "FP64 tensor cores (DMMA) arrive with 8.0"}
+                     "fp64": FP64_TENSOR_RULE}
             raise _refuse(cc, dtype, later.get(dtype, "Turing's tensor cores take fp16, int8 and int4"))
         kind, k, m_step, size = table[dtype]
         return MmaPath("mma.sync", kind, k, m_step, 8, size, 4, target="sm_75")
@@ -253,19 +274,18 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
     table8 = {"fp16": ("f16", 16, 2.0), "bf16": ("bf16", 16, 2.0), "tf32": ("tf32", 8, 4.0), "int8": ("s8", 32, 1.0),
               "int4": ("s4", 64, 0.5)}
     if dtype == "fp64":
-        if cc == "8.0":
-            return MmaPath("mma.sync", "f64", 4, 8, 8, 8.0, 8, target="sm_80", note="DMMA: mma.sync.m8n8k4.f64")
-        raise _refuse(cc, dtype, "FP64 tensor cores (DMMA) are on GA100 (8.0) and GH100 (9.0) only; this part runs fp64 on "
-                                 "its CUDA cores (the catalog lists no fp64 tensor peak for it)")
+        return fp64_path(cc)
     if dtype == "fp8":
         if cc in ("8.0", "8.6"):
             raise _refuse(cc, dtype, "fp8 (e4m3/e5m2) MMA arrives with 8.9 (Ada) and 9.0 (Hopper)")
-        return MmaPath("mma.sync", "e4m3", 32, 16, 8, 1.0, 4, target="sm_89" if cc == "8.9" else "sm_120a")
+        # ptxas 13.0 assembles mma.sync.m16n8k32 e4m3 for plain sm_89 and sm_120: no 'a' target needed
+        return MmaPath("mma.sync", "e4m3", 32, 16, 8, 1.0, 4, target=f"sm_{cc.replace('.', '')}")
     if dtype in ("fp6", "fp4"):
         if cc != "12.0":
             raise _refuse(cc, dtype, "fp6 and fp4 MMA arrive with Blackwell (kind::f8f6f4: tcgen05 on 10.x, mma.sync on 12.0)")
         return MmaPath("mma.sync", "f8f6f4", 32, 16, 8, 1.0, 4, target="sm_120a",
-                       note="mma.sync kind::f8f6f4: fp6/fp4 operands unpacked, one per byte")
+                       note="mma.sync kind::f8f6f4 (sm_120a: plain sm_120 has no kind::f8f6f4): fp6/fp4 operands unpacked, "
+                            "one per byte", unpacked_bits=6 if dtype == "fp6" else 4)
     if scaled:  # 12.0
         return _scaled_path(cc, dtype, "mma.sync", 16, 8, "sm_120a")
     if dtype not in table8:
@@ -274,12 +294,36 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
     return MmaPath("mma.sync", kind, k, 16, 8, size, 4, target=f"sm_{cc.replace('.', '')}")
 
 
+FP64_TENSOR_RULE = "FP64 tensor cores (DMMA) are on 8.0, 9.0 and 10.0 only (the catalog's A100, H100/H200 and B200/GB200)"
+
+
+def fp64_path(cc: str) -> MmaPath:
+    """fp64 as DMMA (mma.sync .f64, register accumulators): tcgen05 and wgmma have no f64 kind.
+    m8n8k4 on 8.0; m16n8k16 on 9.0 and 10.0 (ptxas 13.0: the m16n8k* f64 shapes need sm_90+)."""
+    if cc == "8.0":
+        return MmaPath("mma.sync", "f64", 4, 8, 8, 8.0, 8, target="sm_80",
+                       note="DMMA: mma.sync.m8n8k4.f64 (m16n8k* f64 shapes need sm_90)")
+    if cc in ("9.0", "10.0"):
+        other = "wgmma" if cc == "9.0" else "tcgen05"
+        return MmaPath("mma.sync", "f64", 16, 16, 8, 8.0, 8, target=f"sm_{cc.replace('.', '')}",
+                       note=f"DMMA: mma.sync.m16n8k16.f64 (warp-level, register accumulators); {other} has no f64 kind")
+    why = FP64_TENSOR_RULE
+    if cc == "10.3":
+        why += "; the catalog's B300 has 1.2 TFLOPS for fp64 on both pipes, no tensor-core gain"
+    if cc in ("10.3", "12.0"):
+        target = {"10.3": "sm_103a", "12.0": "sm_120"}[cc]
+        why += (f"; ptxas 13.0 assembles mma.sync .f64 for {target} but expands m16n8k16 into several times the "
+                "instructions it emits for sm_100a, not one tensor-core instruction")
+    raise _refuse(cc, dtype="fp64", why=why + "; fp64 runs on the CUDA cores here")
+
+
 def _scaled_path(cc: str, dtype: str, instruction: str, m_step: int, n_step: int, target: str) -> MmaPath:
     if dtype == "mxint8":
         raise _refuse(cc, dtype, "no block-scaled integer kind (the mx kinds are mxf8f6f4, mxf4 and mxf4nvf4)")
     if dtype in ("mxfp8", "mxfp6"):
         return MmaPath(instruction, "mxf8f6f4", 32, m_step, n_step, 1.0, 4, 32, "ue8m0", target,
-                       note="kind::mxf8f6f4: elements unpacked, one per byte in shared memory; one E8M0 scale per 32 along K")
+                       note="kind::mxf8f6f4: elements unpacked, one per byte in shared memory; one E8M0 scale per 32 along K",
+                       unpacked_bits=6 if dtype == "mxfp6" else 0)
     if dtype == "mxfp4":
         return MmaPath(instruction, "mxf4", 64, m_step, n_step, 0.5, 4, 32, "ue8m0", target,
                        note="kind::mxf4: fp4 packed two per byte; one E8M0 scale per 32 along K")
@@ -298,7 +342,8 @@ def _tcgen05_path(cc: str, dtype: str) -> MmaPath:
     if dtype in ("fp8", "fp6", "fp4"):
         return MmaPath("tcgen05.mma", "f8f6f4", 32, 64, 8, 1.0, 4, target=target,
                        note="kind::f8f6f4 operands sit unpacked in shared memory, one element per byte (16 values in 16 B); "
-                            "packed fp4 (0.5 B) is the mxf4 kinds' (--dtype mxfp4 or nvfp4)")
+                            "packed fp4 (0.5 B) is the mxf4 kinds' (input precision mxfp4 or nvfp4)",
+                       unpacked_bits={"fp6": 6, "fp4": 4}.get(dtype, 0))
     if dtype == "int8":
         rule = tcgen05_kind_rule(target, "i8")
         if rule:
@@ -307,6 +352,5 @@ def _tcgen05_path(cc: str, dtype: str) -> MmaPath:
     if dtype == "int4":
         raise _refuse(cc, dtype, "tcgen05 has no int4 kind (kinds: f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4, mxf4nvf4)")
     if dtype == "fp64":
-        raise _refuse(cc, dtype, "tcgen05 has no fp64 kind and no fp64 accumulator in tensor memory; fp64 runs as DMMA "
-                                 "(mma.sync, register accumulators), which this model does not budget on 10.x")
+        return fp64_path(cc)
     raise _refuse(cc, dtype, f"no tcgen05 kind for {dtype}")

@@ -8,7 +8,13 @@ each of four limits gives a number of blocks per SM and the smallest wins.
 - registers: a warp's registers are rounded up to the allocation unit (256) and come from one of
              four register-file slices, so warps per SM = 4 * ((regs per SM / 4) // regs per warp)
 - shared:    (static + dynamic + the per-block reservation) rounded up to the granularity, out of
-             the shared-memory carve-out the driver picks (the largest by default)
+             the shared-memory carve-out (the largest by default, as cuda_occupancy.h counts it
+             without a preference)
+
+The carve-out a launch actually runs in is the driver's choice, per launch: measured on an H200 it
+is never below the smallest carve-out holding the resident blocks and often above it (32 KiB for
+256 threads with no shared memory, where 8 KiB would hold the 8 blocks), so the L1 left beside it
+is given as that range, with the measured figure where the launch shape was measured.
 
 Verified exactly against cuOccupancyMaxActiveBlocksPerMultiprocessor on an H200 (the record
 benchmarks/gpu/records/2026-12-01-occupancy-h200.json, replayed by tests/test_occupancy.py); the
@@ -171,7 +177,7 @@ def cc_for_gpu(gpu: str, data_dir: str | os.PathLike[str] | None = None) -> tupl
     cc = acc.raw.get("compute_capability") or tables.accelerators.get(acc.id)
     if cc is None:
         reason = tables.not_modelled.get(acc.id) or "no compute capability is recorded for it"
-        raise FieldError("gpu", f"{acc.name}: occupancy not modelled ({reason}); use --cc X.Y for an NVIDIA compute capability")
+        raise FieldError("gpu", f"{acc.name}: occupancy not modelled ({reason}); give a compute capability (X.Y) instead")
     return get_cc(str(cc), data_dir), f"{acc.name} (cc {cc})"
 
 
@@ -207,6 +213,34 @@ class Occupancy:
     @property
     def occupancy(self) -> float:
         return self.active_warps / self.cc.max_warps_per_sm
+
+
+# Carve-outs the driver chose on an H200 (cc 9.0), read with Nsight Compute's
+# launch__shared_mem_config_size: (threads per block, dynamic shared memory per block in bytes,
+# blocks per SM) -> carve-out in KiB. One kernel, 16 registers per thread, no static shared memory,
+# the dynamic opt-in at 227 KiB; driver 580.159.04, CUDA 13.0 (nvcc -arch=sm_90), ncu 2025.3,
+# 2026-12-02. The driver's rule is not documented; these points bracket it.
+H200_MEASURED_CARVEOUT_KIB: dict[tuple[int, int, int], int] = {
+    (32, 0, 32): 32, (64, 0, 32): 32, (96, 0, 21): 32, (128, 0, 16): 32, (256, 0, 8): 32, (512, 0, 4): 16,
+    (1024, 0, 2): 8, (32, 1024, 32): 64, (256, 3000, 8): 64, (256, 4096, 8): 100, (256, 7000, 8): 132,
+    (256, 16384, 8): 164, (256, 30000, 7): 228, (512, 12000, 4): 132, (1024, 20000, 2): 64, (128, 50000, 4): 228,
+    (128, 100000, 2): 228,
+}
+CARVEOUT_MEASUREMENT = ("H200, ncu launch__shared_mem_config_size, driver 580.159.04: 32 KiB for 256 threads with no "
+                        "shared memory, where 8 KiB would hold the 8 blocks")
+
+
+def likely_carveout(occ: Occupancy) -> dict[str, Any]:
+    """The carve-out a launch with no preference may run in: at least the smallest supported one
+    holding the resident blocks, at most the largest (which the block count assumes), and the
+    H200's measured choice where this launch shape was measured."""
+    cc = occ.cc
+    smallest = _carveout_for(cc, occ.smem_per_block * occ.blocks) or cc.shared_memory_per_sm
+    measured = None
+    if cc.cc == "9.0" and not occ.static_smem:
+        kib = H200_MEASURED_CARVEOUT_KIB.get((occ.threads, occ.dyn_smem, occ.blocks))
+        measured = kib * 1024 if kib is not None else None
+    return {"smallest": smallest, "largest": cc.shared_memory_per_sm, "measured": measured}
 
 
 def _carveout_for(cc: ComputeCapability, wanted: int) -> int | None:
@@ -426,7 +460,7 @@ def resolve_cc(gpu: str | None, cc: str | None, data_dir: str | os.PathLike[str]
         table = get_cc(cc, data_dir)
         from_gpu, name = cc_for_gpu(gpu, data_dir)
         if from_gpu.cc != table.cc:
-            raise FieldError("cc", f"--cc {table.cc} and --gpu {gpu} (cc {from_gpu.cc}) disagree: give one of them, not both")
+            raise FieldError("cc", f"compute capability {table.cc} and GPU {gpu} (cc {from_gpu.cc}) disagree: give one of them, not both")
         return from_gpu, name
     if cc:
         table = get_cc(cc, data_dir)
@@ -537,7 +571,7 @@ def check_cluster(cc: ComputeCapability, cluster: int, non_portable: bool) -> No
         opt_in_limit = cc.cluster_non_portable or 0
         if not non_portable and opt_in_limit > cc.cluster_portable and cluster <= opt_in_limit:
             raise FieldError("cluster", f"{cluster} blocks is over the portable cluster limit of {cc.cluster_portable}; "
-                             f"up to {cc.cluster_non_portable} needs the non-portable opt-in (--non-portable)")
+                             f"up to {cc.cluster_non_portable} needs the non-portable opt-in (non-portable cluster)")
         raise FieldError("cluster", f"{cluster} blocks is over the cluster limit of {limit} on compute capability {cc.cc}")
 
 
@@ -569,7 +603,7 @@ def _cluster_capacity(result: Result, cc: ComputeCapability, occ: Occupancy, dim
         source = "upper bound"
     else:
         why = ("the catalog has no SM count for this GPU and no cluster table was measured on it (studytui measure --clusters)"
-               if accelerator else "give --gpu: the SM count and any measured table come with it")
+               if accelerator else "give a GPU: the SM count and any measured table come with it")
         clusters, how, source = None, f"not known: {why}", "not known"
     result.values.update(max_active_clusters=clusters, max_active_clusters_source=source)
     if sm_count and clusters is not None:
@@ -651,7 +685,7 @@ def occupancy(
         raise FieldError("regs", f"{regs} is over the limit of {cc.max_registers_per_thread} registers per thread (cc {cc.cc})")
     if static_smem > cc.shared_memory_per_block_default:
         raise FieldError("smem", f"{static_smem:,} B of static shared memory is over the {cc.shared_memory_per_block_default:,} B "
-                         "(48 KiB) a static array may use; put the rest in dynamic shared memory (--dyn-smem)")
+                         "(48 KiB) a static array may use; put the rest in dynamic shared memory")
     if static_smem + dyn_smem > cc.shared_memory_per_block_optin:
         flag = "dyn_smem" if dyn_smem else "smem"
         raise FieldError(flag, f"{static_smem + dyn_smem:,} B of shared memory per block is over the opt-in limit of "
@@ -698,10 +732,30 @@ def occupancy(
                f"{occ.smem_per_block * occ.blocks:,} of a {_kib(occ.smem_config)} carve-out")
     unified = cc.unified_l1_shared_kib
     config_kib = occ.smem_config // 1024
-    if unified:
+    likely = likely_carveout(occ) if carveout is None else None
+    if unified and likely is None:
         result.row("L1 beside the carve-out", f"{unified - config_kib} KiB ({unified} KiB of unified L1/shared memory per SM "
                    f"less the {config_kib} KiB carve-out)")
         result.values.update(unified_l1_shared_bytes=unified * 1024, l1_bytes=(unified - config_kib) * 1024)
+    elif unified and likely is not None:
+        small_kib, large_kib = likely["smallest"] // 1024, likely["largest"] // 1024
+        span = (f"{unified - large_kib} KiB" if small_kib == large_kib else f"{unified - large_kib} to {unified - small_kib} KiB")
+        if likely["measured"] is not None:
+            seen = likely["measured"] // 1024
+            text = (f"likely {unified - seen} KiB: an H200 ran this launch shape in a {seen} KiB carve-out (ncu); the driver "
+                    f"picks the carve-out per launch, so {span}")
+        elif small_kib == large_kib:
+            text = f"{span}: these {occ.blocks} block(s) need the largest carve-out ({large_kib} KiB)"
+        else:
+            text = (f"{span}: the driver picks the carve-out per launch, at least the smallest holding these "
+                    f"{occ.blocks} block(s) ({small_kib} KiB) and at most the largest ({large_kib} KiB)")
+        result.row("L1 beside the carve-out", text + f" (of {unified} KiB unified L1/shared memory per SM)")
+        result.values.update(
+            unified_l1_shared_bytes=unified * 1024,
+            l1_bytes=(unified * 1024 - likely["measured"]) if likely["measured"] is not None else None,
+            l1_bytes_min=unified * 1024 - likely["largest"], l1_bytes_max=unified * 1024 - likely["smallest"],
+            likely_carveout_bytes=likely["measured"], smallest_fitting_carveout_bytes=likely["smallest"],
+        )
     if not steps and occ.active_warps >= cc.max_warps_per_sm:
         result.row("next step", "none: every warp slot is used (100% occupancy)")
     for step in steps:
@@ -731,8 +785,12 @@ def occupancy(
         f"{cc.shared_memory_granularity}) = {occ.smem_per_block} B"
     )
     if carveout is None:
-        result.step(f"carve-out: the driver's default here is the largest supported, {config_kib} KiB = {occ.smem_config:,} B "
-                    f"(supported: {cc.carveouts}; CUDA Programming Guide)")
+        result.step(f"carve-out for the block count: the largest supported, {config_kib} KiB = {occ.smem_config:,} B, as "
+                    f"cuda_occupancy.h counts a kernel with no preference (supported: {cc.carveouts}; CUDA Programming Guide)")
+        if likely is not None:
+            result.step(f"carve-out the launch may run in: the driver chooses per launch, at least the smallest holding "
+                        f"{occ.blocks} x {occ.smem_per_block:,} B = {occ.blocks * occ.smem_per_block:,} B, i.e. "
+                        f"{likely['smallest'] // 1024} KiB, and often more ({CARVEOUT_MEASUREMENT})")
     else:
         wanted, rounded, used = carveout_choice(cc, carveout, occ.smem_per_block)
         line = (f"carve-out = {carveout}% of {cc.shared_memory_per_sm:,} B = {wanted:,} B, rounded up to the next supported "
@@ -741,8 +799,11 @@ def occupancy(
             line += (f"; that holds no block of {occ.smem_per_block:,} B, so the driver takes the smallest that does: "
                      f"{(used or 0) // 1024} KiB = {used:,} B")
         result.step(line)
-    if unified:
+    if unified and likely is None:
         result.step(f"L1 beside it = {unified} KiB unified L1/shared - {config_kib} KiB = {unified - config_kib} KiB")
+    elif unified and likely is not None:
+        result.step(f"L1 beside it = {unified} KiB unified L1/shared - the carve-out = {unified - config_kib} KiB (largest) to "
+                    f"{unified - likely['smallest'] // 1024} KiB (smallest that holds the blocks)")
     if occ.smem_per_block:
         result.step(f"shared-memory limit = {occ.smem_config} B carve-out // {occ.smem_per_block} = {occ.limits['shared memory']} blocks")
     else:
@@ -755,7 +816,8 @@ def occupancy(
     result.assume("registers per thread as the compiler reports them (nvcc -Xptxas -v, or cuFuncGetAttribute NUM_REGS); "
                   "block barriers and other per-SM resources are assumed not to bind")
     if carveout is None:
-        result.assume("shared-memory carve-out: the driver's default (the largest, so shared memory does not limit first)")
+        result.assume("shared-memory carve-out: no preference; blocks are counted in the largest carve-out (so shared memory "
+                      "does not limit first), while the driver may run the launch in a smaller one, leaving more L1")
     if opted_in:
         result.warn(f"{static_smem + dyn_smem:,} B per block is over 48 KiB: the kernel must opt in with "
                     "cudaFuncSetAttribute(cudaFuncAttributeMaxDynamicSharedMemorySize) and use dynamic shared memory")
@@ -809,7 +871,7 @@ def _cluster_size(text: Any) -> int:
 def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     if _cluster_size(p.get("cluster")) <= 8:
-        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks (--cluster)"
+        out["non_portable"] = "the non-portable opt-in matters only for clusters above 8 blocks"
     return out
 
 

@@ -426,9 +426,13 @@ def _profile_path(profile: str) -> Path:
     try:
         path = Path(profile).expanduser()
         is_file = path.is_file()
+        exists = is_file or path.exists()
     except (RuntimeError, OSError, ValueError) as exc:
         reason = "its home directory is unknown" if isinstance(exc, RuntimeError) else getattr(exc, "strerror", None) or str(exc)
         raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; cannot use {shown}: {reason}") from None
+    if exists and not is_file:  # a FIFO, a device (/dev/zero), a directory: never opened
+        what = "a directory" if path.is_dir() else "not a regular file"
+        raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; {shown} is {what}")
     if not is_file:
         raise UsageError(f"--profile must be 'vendor', 'measured' or a profile file; not found: {shown}")
     return path
@@ -493,7 +497,17 @@ def measured_summary(accelerator: Any, data_dir: str | os.PathLike[str] | None =
 
 
 def _five_fields(run: dict[str, Any]) -> dict[str, str]:
-    """One run's five fields (the guide admits no number without them), each as one short line."""
+    """One run's five fields (the guide admits no number without them), each as one short line.
+    A learner's file may give a field another shape (a string where a mapping belongs): then each
+    field is shown as the text it is, never a traceback."""
+    try:
+        return _five_fields_described(run)
+    except (AttributeError, TypeError, KeyError, ValueError):
+        return {key: str(run.get(key, "")) for key in ("date", "hardware", "workload", "precision", "baseline", "correctness",
+                                                        "software")}
+
+
+def _five_fields_described(run: dict[str, Any]) -> dict[str, str]:
     hw = run.get("hardware") or {}
     clocks = hw.get("clocks") or {}
     hardware = ", ".join(str(x) for x in (

@@ -25,9 +25,11 @@ from studytui.calc.forms import CC_FIELDS, CalcSpec, DataDir, FieldSpec
 from studytui.calc.mma import (
     CUTLASS_UMMA,
     PTX_ISA,
+    UNPACKED_K,
+    UNPACKED_K_SOURCE,
     MmaPath,
     mma_path,
-    tcgen05_shape_rule,
+    tcgen05_shape_rules,
     wgmma_valid_n,
 )
 from studytui.calc.occupancy import ComputeCapability, blocks_per_sm, resolve_cc
@@ -39,6 +41,11 @@ WARPGROUP = 128
 SETMAXNREG_MIN, SETMAXNREG_MAX, SETMAXNREG_STEP = 24, 256, 8  # PTX ISA setmaxnreg: 24..256, multiples of 8
 CUTLASS_SETMAXNREG = (40, 232)  # CUTLASS sm90 warp-specialized kernels: producer 40, consumers 232 (2 consumer warpgroups)
 EPILOGUE_SUBTILE_BUFFERS = 2  # a TMA-store epilogue double-buffers its sub-tile (CUTLASS sm90 StagesD = 2)
+SF_BLOCK_ROWS = 128  # block-scale factors move in blocks of 128 rows x 4 scales (CUTLASS Sm1xxBlockScaledBasicChunk)
+# The tensor-memory columns the sm100 epilogue reads at a time: CUTLASS's EpilogueTileAuto without a
+# C source is 4096 elements / 128 rows = 32 columns (sm100_dense_compute_tile_shape_or_override),
+# one tcgen05.ld.32x32b.x32 per warp: 32 registers per thread.
+TMEM_EPILOGUE_COLUMNS = 32
 _TILE = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
 _TILE2 = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
 _PAIR = re.compile(r"^\s*(\d+)\s*[/,:]\s*(\d+)\s*$")
@@ -167,11 +174,12 @@ def _shape_rules(cc: ComputeCapability, path: MmaPath, m: int, n: int, k: int, c
     """Every rule the tile breaks as tensor-core instructions on this architecture ([] if none)."""
     rules: list[str] = []
     if path.instruction == "tcgen05.mma":
-        rule = tcgen05_shape_rule(path.kind, cta_group, m, n)
-        if rule:
+        shape = tcgen05_shape_rules(path.kind, cta_group, m, n)
+        if shape:
             if n > 256:
-                rule += "; a wider tile is two MMAs along N in two CTAs (or a second accumulator), not one tile"
-            rules.append(rule + " (ptxas cannot check M and N: they sit in the instruction descriptor)")
+                shape[-1] += "; a wider tile is two MMAs along N in two CTAs (or a second accumulator), not one tile"
+            shape[-1] += " (ptxas cannot check M and N: they sit in the instruction descriptor)"
+            rules.extend(shape)
     elif path.instruction == "wgmma.mma_async":
         if m % 64:
             rules.append(f"wgmma M is 64 per instruction and warpgroup, so a tile's M is a multiple of 64 (got {m})")
@@ -191,6 +199,9 @@ def _shape_rules(cc: ComputeCapability, path: MmaPath, m: int, n: int, k: int, c
     row = k * path.smem_bytes
     if cc.cluster_portable is not None and row % 16:
         rules.append(f"TMA boxes need rows of a multiple of 16 bytes (K = {k} x {path.smem_bytes:g} B = {row:g} B)")
+    if cc.cluster_portable is not None and path.unpacked_bits and k % UNPACKED_K:
+        rules.append(f"K is a multiple of {UNPACKED_K} for fp{path.unpacked_bits} operands TMA loads unpacked "
+                     f"(16U{path.unpacked_bits}_ALIGN16B, a box of {UNPACKED_K} elements along K) (got {k}; {UNPACKED_K_SOURCE})")
     return rules
 
 
@@ -244,7 +255,7 @@ def tile_budget(
         raise FieldError("warp_specialized", f"warp specialisation here models Hopper's producer/consumer warpgroups (9.0) and "
                          f"Blackwell's TMA/MMA/epilogue warps (10.x); cc {cc.cc} uses {path.instruction}")
     if setmaxnreg is not None and not (wgmma and warp_specialized):
-        raise FieldError("setmaxnreg", "a setmaxnreg split is for a warp-specialized Hopper kernel (give --warp-specialized on cc 9.0)")
+        raise FieldError("setmaxnreg", "a setmaxnreg split is for a warp-specialized Hopper kernel (turn on warp specialized, cc 9.0)")
 
     # threads and their roles
     auto_threads = threads is None
@@ -268,7 +279,7 @@ def tile_budget(
         split = _wgmma_split(m, n, consumers, path.kind)
         if split is None:
             hint = ("" if warp_specialized or groups < 2 else
-                    f"; with --warp-specialized one warpgroup produces and {groups - 1} consume")
+                    f"; with warp specialization (warp specialized) one warpgroup produces and {groups - 1} consume")
             raise FieldError("threads", f"{consumers} {'consumer ' if warp_specialized else ''}warpgroup(s) cannot share a "
                              f"{m}x{n} tile: each takes M in 64-row wgmma slices and a valid wgmma N{hint}")
     elif tcgen05:
@@ -276,7 +287,7 @@ def tile_budget(
         if epi < WARPGROUP or epi % WARPGROUP:
             raise FieldError("threads", f"{threads} threads: the epilogue needs whole warpgroups (each warp reads its 32-lane "
                              "quarter of tensor memory with tcgen05.ld, so 4 warps read the 128 lanes)"
-                             + ("; with --warp-specialized, 64 more for the TMA and MMA warps" if warp_specialized else ""))
+                             + ("; with warp specialization, 64 more for the TMA and MMA warps" if warp_specialized else ""))
         consumer_threads = epi
         split = None
     else:
@@ -293,9 +304,13 @@ def tile_budget(
     a_bytes = math.ceil(m_cta * k * elem)
     b_bytes = math.ceil(n_cta * k * elem)
     sfa = sfb = 0
+    # Block-scale factors: A's for the CTA's own rows; B's for the whole N, also in a CTA pair (each
+    # CTA multiplies its rows by every column of B), padded to 128 columns (CUTLASS
+    # deduce_smem_layoutSFB: MMA_N_SFB = ceil_div(MMA_N, 128) * 128; the scale block is 128 rows x 4).
+    n_sfb = math.ceil(n / SF_BLOCK_ROWS) * SF_BLOCK_ROWS if path.scale_vector else 0
     if path.scale_vector:
         sfa = m_cta * (k // path.scale_vector)
-        sfb = n_cta * (k // path.scale_vector)
+        sfb = n_sfb * (k // path.scale_vector)
     barrier = BARRIER_BYTES_PER_STAGE if cc.cluster_portable is not None else 0
     stage = a_bytes + b_bytes + sfa + sfb + barrier
 
@@ -303,7 +318,7 @@ def tile_budget(
     c_bytes = dtype_bytes(c_dtype)
     if epilogue_tile is not None:
         if epilogue == "none":
-            raise FieldError("epilogue_tile", "is not used: --epilogue none stages no C tile in shared memory")
+            raise FieldError("epilogue_tile", "is not used: with no epilogue via shared memory (none) no C tile is staged there")
         em, en = epilogue_tile
         if m_cta % em or n % en:
             raise FieldError("epilogue_tile", f"{em}x{en} does not divide the {m_cta}x{n} C tile a CTA writes")
@@ -315,7 +330,7 @@ def tile_budget(
     if fit < 1:
         raise FieldError("tile", f"one stage ({stage:,} B) plus the epilogue buffer ({epi:,} B) is over the "
                          f"{budget:,} B ({budget // 1024} KiB) a block may use on cc {cc.cc}; use a smaller tile"
-                         + ("" if epilogue_tile or epilogue == "none" else " or an epilogue sub-tile (--epilogue-tile)"))
+                         + ("" if epilogue_tile or epilogue == "none" else " or an epilogue sub-tile"))
     if stages is None:
         chosen = fit
     elif stages > fit:
@@ -346,7 +361,8 @@ def tile_budget(
         sf_cols = 0
         if path.scale_vector:
             per_row = k // path.scale_vector  # scale bytes per row per k-tile, 4 to a 32-bit column
-            sf_cols = math.ceil(per_row / 4) * (1 + math.ceil(n_cta / 128))
+            # A's rows (the CTA's own, one 128-lane block) and B's columns (the whole N, in 128-lane blocks)
+            sf_cols = math.ceil(per_row / 4) * (math.ceil(m_cta / SF_BLOCK_ROWS) + n_sfb // SF_BLOCK_ROWS)
         columns = int(cc.tensor_memory["columns"]) if cc.tensor_memory else 512
         min_alloc = int(cc.tensor_memory.get("min_allocation_columns", 32)) if cc.tensor_memory else 32
         if acc_cols + sf_cols > columns:
@@ -362,11 +378,21 @@ def tile_budget(
         used = buffers * acc_cols + sf_cols
         alloc = max(min_alloc, _pow2_at_least(used))
         tmem_limit_blocks = columns // alloc
-        epi_chunk = epilogue_tile or (m_cta, n)
-        epi_regs = _accumulator_regs(min(epi_chunk[0], m_cta), epi_chunk[1], 4, consumer_threads)
+        if epilogue_tile:
+            epi_chunk = (min(epilogue_tile[0], m_cta), epilogue_tile[1])
+            chunk_why = "the epilogue sub-tile"
+        else:
+            epi_chunk = (m_cta, min(TMEM_EPILOGUE_COLUMNS, n))
+            chunk_why = (f"tensor memory read {TMEM_EPILOGUE_COLUMNS} columns at a time, as CUTLASS's default sm100 epilogue "
+                         "tile does without a C source (4096 elements / 128 rows)")
+        epi_regs = _accumulator_regs(epi_chunk[0], epi_chunk[1], 4, consumer_threads)
+        if epi_regs > cc.max_registers_per_thread:
+            raise FieldError("epilogue_tile", f"a {epi_chunk[0]}x{epi_chunk[1]} fp32 chunk over {consumer_threads} epilogue threads "
+                             f"is {epi_regs} registers per thread; a thread addresses at most {cc.max_registers_per_thread}: "
+                             f"read tensor memory in narrower sub-tiles (e.g. {m_cta}x{TMEM_EPILOGUE_COLUMNS})")
         values.update(tmem_columns=acc_cols, tmem_scale_factor_columns=sf_cols, tmem_accumulator_buffers=buffers,
                       tmem_columns_used=used, tmem_columns_allocated=alloc, tmem_columns_per_sm=columns,
-                      epilogue_registers_per_thread=epi_regs)
+                      epilogue_registers_per_thread=epi_regs, epilogue_chunk=list(epi_chunk))
         result.row("tensor memory", f"accumulator {acc_cols} columns x {min(m_cta, 128)} lanes, {buffers} buffer(s)"
                    + (f" + {sf_cols} columns of scale factors" if sf_cols else "")
                    + f" = {used}, allocated {alloc} of {columns} (powers of two from {min_alloc})")
@@ -374,16 +400,19 @@ def tile_budget(
             result.warn(f"one accumulator buffer ({acc_cols} columns; two need {2 * acc_cols + sf_cols} of {columns}): the epilogue "
                         "of one tile cannot overlap the next tile's main loop")
         result.row("accumulator registers per thread", f"0 in the main loop (tcgen05 accumulates in tensor memory); the epilogue "
-                   f"holds {epi_regs} per thread for a {min(epi_chunk[0], m_cta)}x{epi_chunk[1]} chunk over {consumer_threads} threads")
+                   f"holds {epi_regs} per thread for a {epi_chunk[0]}x{epi_chunk[1]} chunk over {consumer_threads} threads "
+                   f"({chunk_why})")
         if warp_specialized:
             result.row("warp roles", f"1 TMA producer warp, 1 MMA warp (one thread issues tcgen05.mma), {consumer_threads // 32} "
                        "epilogue warps")
         if group == 2:
             result.assume("cta_group::2: the two CTAs of a cluster pair (cluster size a multiple of 2) run one MMA; each loads its "
-                          "half of A (rows) and of B (columns), and each holds its rows of the accumulator in its own tensor memory")
+                          "half of A (rows) and of B (columns), and each holds its rows of the accumulator in its own tensor memory"
+                          + ("; each needs B's scale factors for all of N (CUTLASS deduce_smem_layoutSFB)" if path.scale_vector
+                             else ""))
         result.assume("tensor memory: 128 lanes x 512 columns of 32-bit cells per SM; tcgen05.alloc takes powers of two from 32 "
                       "columns (PTX ISA, Tensor Memory); scale-factor columns are an estimate (4 one-byte scales to a column per "
-                      "row, A's rows and B's columns of one k-tile)")
+                      "row, in 128-lane blocks: A's rows and B's columns, all of N, of one k-tile)")
         acc_regs = acc_regs_main
     else:
         acc_regs = _accumulator_regs(m, n, path.acc_bytes, consumer_threads)
@@ -391,8 +420,8 @@ def tile_budget(
         who = "consumer thread" if warp_specialized else "thread"
         if acc_regs > limit:
             more = ("more consumer warpgroups or a smaller tile" if warp_specialized
-                    else "more warpgroups (--threads), --warp-specialized with two consumer warpgroups, or a smaller tile"
-                    if wgmma else "more warps (--threads) or a smaller tile")
+                    else "more warpgroups (threads per block), warp specialization with two consumer warpgroups, or a smaller tile"
+                    if wgmma else "more warps (threads per block) or a smaller tile")
             raise FieldError("tile", f"{m}x{n} {acc_name} accumulators over {consumer_threads} "
                              f"{'consumer ' if warp_specialized else ''}threads are {acc_regs} registers per {who}; a thread "
                              f"addresses at most {limit}: {more}")
@@ -411,8 +440,9 @@ def tile_budget(
             result.row("setmaxnreg", ws["text"])
             for w in ws["warnings"]:
                 result.warn(w)
-            result.assume("setmaxnreg: the producer lowers its registers (setmaxnreg.dec) and the consumers raise theirs "
-                          "(setmaxnreg.inc) within the block's allocation at launch; values 24..256 in steps of 8 (PTX ISA)")
+            result.assume("setmaxnreg: the producer lowers its registers (setmaxnreg.dec, to at most the launch count) and "
+                          "the consumers raise theirs (setmaxnreg.inc, to at least the launch count) within the block's "
+                          "allocation at launch; values 24..256 in steps of 8 (PTX ISA)")
         elif acc_regs > 168:
             result.warn(f"{acc_regs} accumulator registers per thread leaves little room for addresses and operands: expect spills")
         if auto_threads and wgmma and not warp_specialized and consumer_threads > WARPGROUP:
@@ -429,6 +459,24 @@ def tile_budget(
         binding.append("tensor memory")
     two_blocks = (cc.shared_memory_per_sm // 2 // cc.shared_memory_granularity * cc.shared_memory_granularity
                   - cc.reserved_shared_memory_per_block - epi) // stage
+    # Shared memory is not the only limit on a second block: tensor memory, warps and registers do
+    # not shrink with fewer stages, so when one of them allows a single block, no stage count helps.
+    two_blocked: list[str] = []
+    if tmem_limit_blocks is not None and tmem_limit_blocks < 2:
+        alloc, columns = values["tmem_columns_allocated"], values["tmem_columns_per_sm"]
+        why = (f"tensor memory: each CTA allocates {alloc} of the SM's {columns} columns, so a second CTA cannot allocate "
+               "its accumulator")
+        single = max(values["tmem_columns_used"] - (values["tmem_accumulator_buffers"] - 1) * values["tmem_columns"], 1)
+        if values["tmem_accumulator_buffers"] > 1 and max(min_alloc, _pow2_at_least(single)) * 2 <= columns:
+            why += " (one accumulator buffer would halve the allocation)"
+        two_blocked.append(why)
+    if occ.limits["warps"] < 2:
+        two_blocked.append(f"warps: {threads} threads per block leave room for {occ.limits['warps']} block(s) of "
+                           f"{cc.max_warps_per_sm} warps")
+    if regs_launch and occ.limits["registers"] < 2:
+        two_blocked.append(f"registers: {threads} threads x {regs_launch} per thread allow {occ.limits['registers']} block(s)")
+    if two_blocked:
+        two_blocks = 0
 
     values.update(
         cc=cc.cc, target=label, tile={"m": m, "n": n, "k": k}, dtype=dtype, c_dtype=c_dtype, threads=threads,
@@ -439,7 +487,8 @@ def tile_budget(
         epilogue_bytes=epi, epilogue_tile=list(epilogue_tile) if epilogue_tile else None,
         smem_budget_per_block=budget, max_stages=fit, stages=chosen,
         smem_per_block=total, blocks_per_sm=blocks, blocks_limited_by=binding,
-        stages_for_two_blocks=max(0, two_blocks), accumulator_registers_per_thread=acc_regs,
+        stages_for_two_blocks=max(0, two_blocks), two_blocks_prevented_by=[w.split(":")[0] for w in two_blocked],
+        accumulator_registers_per_thread=acc_regs,
         consumer_threads=consumer_threads, warp_specialized=warp_specialized, time_s=None,
     )
     result.values.update(values)
@@ -459,9 +508,13 @@ def tile_budget(
         "stages", f"{chosen}" + (" (auto: the most that fit)" if stages is None else "") + f"; at most {fit} fit in {budget:,} B per block"
     )
     result.row("shared memory per block", f"{total:,} B ({total / 1024:.1f} KiB)")
-    regs_note = "" if regs_launch else "; registers not counted (give --regs)"
+    regs_note = "" if regs_launch else "; registers not counted (give registers per thread)"
     result.row("blocks per SM", f"{blocks} (limited by {', '.join(binding)}){regs_note}")
-    result.row("stages for 2 blocks per SM", str(max(0, two_blocks)) if two_blocks >= 1 else "none: 2 blocks do not fit")
+    if two_blocked:
+        two_text = "none at any stage count: " + "; ".join(two_blocked)
+    else:
+        two_text = str(max(0, two_blocks)) if two_blocks >= 1 else "none: 2 blocks do not fit in shared memory"
+    result.row("stages for 2 blocks per SM", two_text)
 
     # explain
     g = group
@@ -470,7 +523,11 @@ def tile_budget(
         result.step(f"CTA pair: per CTA A {m} / 2 = {m_cta} rows, B {n} / 2 = {n_cta} columns, accumulator {m_cta} rows x {n} columns")
     result.step(f"A per stage = {m_cta} x {k} x {elem:g} B = {a_bytes:,} B; B per stage = {n_cta} x {k} x {elem:g} B = {b_bytes:,} B")
     if sfa or sfb:
-        result.step(f"scale factors = ({m_cta} + {n_cta}) rows x {k} / {path.scale_vector} x 1 B = {sfa + sfb:,} B")
+        b_rows = f"B {n_sfb} columns" + (f" (N = {n} padded to a multiple of {SF_BLOCK_ROWS})" if n_sfb != n else "")
+        if g == 2:
+            b_rows += " (all of N: each CTA's rows meet every column of B)"
+        result.step(f"scale factors = (A {m_cta} rows + {b_rows}) x {k} / {path.scale_vector} x 1 B = {sfa:,} + {sfb:,} = "
+                    f"{sfa + sfb:,} B")
     if barrier:
         result.step(f"stage = A + B{' + scales' if sfa else ''} + {barrier} B of mbarriers (full + empty) = {stage:,} B")
     if epilogue_tile:
@@ -491,6 +548,9 @@ def tile_budget(
         used = values["tmem_columns_used"]
         buffers_used, sf_used = values["tmem_accumulator_buffers"], values["tmem_scale_factor_columns"]
         allocated, per_sm = values["tmem_columns_allocated"], values["tmem_columns_per_sm"]
+        if sf_used:
+            result.step(f"scale-factor columns = ceil({k} / {path.scale_vector} / 4) x (A {math.ceil(m_cta / SF_BLOCK_ROWS)} + "
+                        f"B {n_sfb // SF_BLOCK_ROWS} blocks of {SF_BLOCK_ROWS} lanes) = {sf_used}")
         result.step(f"tensor memory = {buffers_used} x {n} accumulator columns + {sf_used} scale-factor columns = {used}, "
                     f"allocated {allocated} (power of two); {per_sm} // {allocated} = {tmem_limit_blocks} CTA(s) per SM")
     else:
@@ -516,11 +576,24 @@ def _setmaxnreg_check(cc: ComputeCapability, split: tuple[int, int] | None, thre
                          f"{cc.max_registers_per_block:,} a block may hold")
     auto = split is None
     if split is None:
-        producer = CUTLASS_SETMAXNREG[0]
+        producer = max(SETMAXNREG_MIN, min(CUTLASS_SETMAXNREG[0], _floor8(launch)))
         consumer = CUTLASS_SETMAXNREG[1] if consumers == 2 else min(SETMAXNREG_MAX, _floor8((pool - producer * WARPGROUP) /
                                                                                                    consumer_threads))
         split = (producer, max(SETMAXNREG_MIN, consumer))
     producer, consumer = split
+    # setmaxnreg.dec lowers a warp's count from its current value and .inc raises it (PTX ISA
+    # setmaxnreg): every warp starts at the launch count, so producer <= launch <= consumer.
+    assumed = ("" if regs is not None else
+               f" (the launch count assumed here: the most the register file allows for {threads} threads; give the "
+               "registers per thread at launch)")
+    if consumer < launch:
+        raise FieldError("setmaxnreg", f"consumer {consumer} is below the {launch} registers per thread at launch{assumed}: "
+                         "the consumers raise their count with setmaxnreg.inc, which only increases it, so their value is at "
+                         "least the launch count (PTX ISA setmaxnreg)")
+    if producer > launch:
+        raise FieldError("setmaxnreg", f"producer {producer} is above the {launch} registers per thread at launch{assumed}: "
+                         "the producer releases registers with setmaxnreg.dec, which only decreases the count, so its value is "
+                         "at most the launch count (PTX ISA setmaxnreg)")
     need = producer * WARPGROUP + consumer * consumer_threads
     if need > pool:
         raise FieldError("setmaxnreg", f"{producer} x {WARPGROUP} producer + {consumer} x {consumer_threads} consumer registers = "
@@ -559,10 +632,10 @@ def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
 def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     if p.get("epilogue") == "none":
-        out["c_dtype"] = "--epilogue none stages no C tile in shared memory, so its precision is not used"
-        out["epilogue_tile"] = "--epilogue none stages no C tile in shared memory"
+        out["c_dtype"] = "with no epilogue via shared memory (none) no C tile is staged, so its precision is not used"
+        out["epilogue_tile"] = "with no epilogue via shared memory (none) no C tile is staged"
     if not p.get("warp_specialized"):
-        out["setmaxnreg"] = "a setmaxnreg split is for a warp-specialized kernel (--warp-specialized)"
+        out["setmaxnreg"] = "a setmaxnreg split is for a warp-specialized kernel (turn on warp specialized)"
     return out
 
 
@@ -589,7 +662,7 @@ SPEC = CalcSpec(
         FieldSpec("warp_specialized", "warp specialized", "bool", "false",
                   help="a producer warpgroup (9.0) or TMA+MMA warps (10.x) beside the consumers"),
         FieldSpec("setmaxnreg", "setmaxnreg split", "choice", "auto", choices=("auto", "40/232", "24/240", "56/224"),
-                  help="PRODUCER/CONSUMER registers per thread (9.0, --warp-specialized)", checked_by_calculator=True, free=True,
+                  help="PRODUCER/CONSUMER registers per thread (9.0, warp specialized)", checked_by_calculator=True, free=True,
                   group="more"),
         FieldSpec("cta_group", "CTA group", "choice", "auto", choices=("auto", "1", "2"),
                   help="tcgen05 cta_group (10.x): auto = 2 for M 256, else 1", checked_by_calculator=True, group="more"),

@@ -328,6 +328,7 @@ def transformer(
     mbu: float = 1.0,
     mem_fraction: float = 0.9,
     ep: int = 1,
+    all_reduce: str = "auto",
 ) -> Result:
     """One prefill (the whole prompt batch) or one decode step (one token for every sequence).
 
@@ -534,9 +535,10 @@ def transformer(
         from studytui.calc.collective import collective  # the one collective model (algorithm picked by size)
 
         try:
-            hier = collective("all_reduce", tp, message, latency=latency, fabric=fabric)
+            hier = collective("all_reduce", tp, message, latency=latency, fabric=fabric, algorithm=all_reduce)
         except FieldError as exc:
-            raise FieldError("tp" if exc.field == "gpus" else exc.field, exc.message.replace("GPUs exceed", "TP GPUs exceed")) from None
+            field = {"gpus": "tp", "algorithm": "all_reduce"}.get(exc.field, exc.field)
+            raise FieldError(field, exc.message.replace("GPUs exceed", "TP GPUs exceed").replace("--algorithm", "--all-reduce")) from None
         per_ar = hier.values["time_s"]
         result.values["tp_all_reduce_algorithm"] = hier.values["algorithm"]
         if hier.values["hierarchical"]:
@@ -587,7 +589,8 @@ def transformer(
             )
         result.assume(
             f"all-reduce latency {format_time(latency)} per step of its algorithm (default 1 us: an order-of-magnitude assumption; "
-            "measure it with nccl-tests)"
+            "measure it with nccl-tests); NVLS instead costs NCCL's tuner figure per call (25 us inside an NVLink domain), so small "
+            "all-reduces run as a ring or tree"
         )
     if ep > 1:
         comm += _expert_all_to_all(result, params, ceilings, ep=ep, tokens=tokens, act_bytes=b_a, latency=latency)
@@ -603,6 +606,8 @@ def transformer(
         time_s, upper = max(time_s, comm), upper + comm
         result.values.update(time_s=time_s, time_serial_s=upper, bound=bound)
         result.row("time lower bound (with comms)", format_time(time_s))
+        result.row("bound (with comms)", "communication (it takes longer than the compute and memory floors)" if bound == "communication"
+                   else f"{bound} (communication fits under it when overlapped)")
         result.row("serial estimate (with comms)", format_time(upper))
 
     tokens_per_s = tokens / time_s
@@ -769,6 +774,7 @@ def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
         weight_dtype=p["weight_dtype"], kv_dtype=p["kv_dtype"], act_dtype=p["act_dtype"], tp=p["tp"],
         causal=bool(p["causal"]), quant_group=p["quant_group"], quant_scale_bytes=p["quant_scale_bytes"],
         latency=p["latency"], mfu=p["mfu"], mbu=p["mbu"], mem_fraction=p["mem_fraction"], ep=p["ep"],
+        all_reduce=p.get("all_reduce") or "auto",
     )
 
 
@@ -782,6 +788,8 @@ def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     if p["tp"] == 1 and p["ep"] == 1:
         out["link_bw"] = "the link carries tensor- and expert-parallel traffic only; give --tp N or --ep N"
         out["latency"] = "the collective latency applies with --tp N or --ep N only"
+    if p["tp"] == 1:
+        out["all_reduce"] = "the TP all-reduce runs with --tp N only"
         out["net_bw"] = "the network carries tensor- and expert-parallel traffic only; give --tp N or --ep N"
     out.update(group_scale_unused(p["weight_dtype"]))
     return out
@@ -839,6 +847,8 @@ SPEC = CalcSpec(
         EP_FIELD,
         FieldSpec("latency", "collective step latency", "time", "1us", allow_zero=True,
                   help="per collective step (TP all-reduce, EP all-to-all)", group="more"),
+        FieldSpec("all_reduce", "TP all-reduce algorithm", "choice", "auto", choices=("auto", "ring", "tree", "nvls"),
+                  help="auto: the fastest at this size, as the collective calculator picks; or ring, tree, nvls", group="more"),
         FieldSpec("net_bw", "network bandwidth override", "rate",
                   help="scale-out network per GPU per direction, for --tp past the scale-up domain, e.g. 50GB/s", group="more"),
         FieldSpec("causal", "causal attention", "bool", "true",

@@ -13,7 +13,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from typing import Any, Sequence
 
 from studytui import __version__
 from studytui.core.errors import StudyError
@@ -69,7 +69,15 @@ def named_command(argv: Sequence[str]) -> str | None:
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse with one-line errors and exit status 2."""
+    """argparse with one-line errors and exit status 2, and option help broken only at spaces
+    and after a choice list's "|" (studytui.cli.parsing.HelpFormatter)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "formatter_class" not in kwargs:
+            from studytui.cli.parsing import HelpFormatter
+
+            kwargs["formatter_class"] = HelpFormatter
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> None:  # type: ignore[override]
         from studytui.cli.output import one_line

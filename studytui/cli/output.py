@@ -13,7 +13,16 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 # The one escaping rule and `plural` (studytui.core.text), re-exported: CLI modules print through this module.
-from studytui.core.text import BIDI_CONTROLS, CONTROLS, escaped, for_terminal, one_line, plural, visible  # noqa: F401
+from studytui.core.text import (  # noqa: F401
+    BIDI_CONTROLS,
+    CONTROLS,
+    escaped,
+    for_terminal,
+    json_escaped,
+    one_line,
+    plural,
+    visible,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,7 +37,9 @@ def console() -> Console:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    """`obj` as JSON; DEL, C1 and bidi controls in its strings as \\u escapes (`json_escaped`), so
+    a name from a catalog or the learner's file never acts on the terminal, and decodes the same."""
+    sys.stdout.write(json_escaped(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)) + "\n")
 
 
 def hyperlink(url: str, text: str | None = None) -> str:

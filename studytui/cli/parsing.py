@@ -11,6 +11,7 @@ command names exactly), so it always has all its arguments.
 from __future__ import annotations
 
 import argparse
+import re
 from typing import Any, Iterable
 
 
@@ -50,3 +51,46 @@ def only_named(sub: argparse._SubParsersAction, named: frozenset[str] | None, co
     if named is None or not named.intersection(commands):
         return sub
     return _OnlyNamed(sub, named)
+
+
+# -- help text --------------------------------------------------------------------------------------
+
+
+def help_lines(text: str, width: int) -> list[str]:
+    """An option's help filled to `width`, broken only at spaces, and inside a list of choices
+    (`[fp64|fp32|...|int8]`) only after a `|`: never inside a word ("int" / "8"), never at a
+    hyphen ("block-" / "scaled"). A word that fits on no line is left whole on its own."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        sep = " " if line else ""
+        if len(line) + len(sep) + len(word) <= width:
+            line += sep + word
+            continue
+        if len(word) <= width or "|" not in word:
+            if line:
+                lines.append(line)
+            line = word
+            continue
+        # Longer than a line: a choice list, continued after one of its bars.
+        for i, piece in enumerate(p for p in re.findall(r"[^|]*\|?", word) if p):
+            joiner = sep if i == 0 else ""
+            if line and len(line) + len(joiner) + len(piece) > width:
+                lines.append(line)
+                line = piece
+            else:
+                line += joiner + piece
+    if line:
+        lines.append(line)
+    return lines
+
+
+class ChoiceSafeHelp:
+    """A mixin for an argparse help formatter: option help wrapped by `help_lines`."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return help_lines(text, width)
+
+
+class HelpFormatter(ChoiceSafeHelp, argparse.HelpFormatter):
+    """argparse's formatter with option help wrapped by `help_lines` (every studytui parser)."""

@@ -11,9 +11,11 @@ import re
 import sys
 from typing import Any
 
-# Bidirectional controls (U+202A-U+202E embeddings and overrides, U+2066-U+2069 isolates): they
-# reorder the text after them on screen, so a name can read as something it is not.
-BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+# Bidirectional formatting characters (Unicode UAX #9): the marks U+061C (Arabic letter mark),
+# U+200E and U+200F (left-to-right and right-to-left marks), the embeddings and overrides
+# U+202A-U+202E and the isolates U+2066-U+2069. They reorder the text around them on screen, so a
+# name can read as something it is not.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Every character studytui never passes to a terminal from data (a regex class body): C0 controls,
 # DEL, C1 controls (0x9b is CSI on some terminals) and the bidi controls. Shared with the app
 # (studytui.tui.format), so the CLI and the app escape the same characters the same way.
@@ -56,6 +58,17 @@ def for_terminal(text: str, stream: Any = None) -> str:
     return visible(text) if tty else text
 
 
+# Characters JSON (ensure_ascii=False) leaves raw that a terminal may act on: DEL, the C1 controls
+# and the bidi controls. json.dumps already writes the C0 controls as \u escapes.
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")
+
+
+def json_escaped(text: str) -> str:
+    """JSON text with DEL, C1 and bidi controls written as \\u escapes: it decodes to the same
+    value, and no character of it acts on a terminal."""
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
     """'1 entry', '2 entries', '0 notes': the count with the word in the right number."""
     word = (
@@ -64,3 +77,9 @@ def plural(count: int, singular: str, plural_form: str | None = None) -> str:
         else (plural_form or (singular[:-1] + "ies" if singular.endswith("y") and singular[-2:-1] not in "aeiou" else singular + "s"))
     )
     return f"{count:,} {word}"
+
+
+def percent(part: int, total: int) -> str:
+    """'22%': the share of `total` that `part` is, rounded down, the one rule for every front end
+    (`studytui progress`, the app's header): 100% only when all is covered, 0% for an empty total."""
+    return f"{(100 * part // total) if total > 0 else 0}%"

@@ -738,7 +738,7 @@ def import_vault(root: Path, guide: Any, store: Any) -> VaultImportReport:
     """Read notes back from a vault. Every studytui file is checked before anything is written:
     a broken one stops the import (exit 2) with nothing changed, naming the file."""
     from studytui.store.model import check_note, merge_notes
-    from studytui.store.store import EXPORT_FORMAT, EXPORT_VERSION
+    from studytui.store.transfer import EXPORT_FORMAT, EXPORT_VERSION
     from studytui.study.flow import alias_map
 
     found = scan(root)

@@ -57,6 +57,12 @@ class SearchHit:
     score: float
     fields: tuple[str, ...]  # the fields that matched, best first
 
+    @property
+    def matched(self) -> str:
+        """Where the words matched, as `studytui search` and the app's `/` both say it: the best
+        three fields ('title, tags, id'), under the heading or after the words "matched in"."""
+        return ", ".join(self.fields[:3])
+
 
 class _Field:
     __slots__ = ("name", "words", "spaced", "compact", "weight")

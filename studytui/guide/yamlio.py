@@ -118,10 +118,31 @@ def _load(text: str, loader: type) -> Any:
         reader.dispose()
 
 
+# _Base is whichever safe loader this PyYAML has (a variable, and Any, to mypy).
+class UserLoader(_Base):  # type: ignore[misc, valid-type]
+    """The safe loader (C where present), with an integer too long for Python to read (a
+    5,000-digit `memory_bw_tbs:`; Python refuses to convert more than 4,300 digits) a YAML error
+    at its line, like every other problem in the file, instead of a ValueError from inside PyYAML."""
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        try:
+            value: int = super().construct_yaml_int(node)
+        except ValueError:
+            digits = sum(c.isdigit() for c in str(node.value))
+            raise yaml.constructor.ConstructorError(
+                None, None, f"number too long to read: {digits:,} digits", node.start_mark
+            ) from None
+        return value
+
+
+UserLoader.add_constructor("tag:yaml.org,2002:int", UserLoader.construct_yaml_int)
+
+
 def safe_load(text: str) -> Any:
-    """The safe loader (C where present) with the alias bound: for the learner's own files.
-    Raises yaml.YAMLError (an AliasError, with a mark, for alias bombs and loops)."""
-    return _load(text, _Base)
+    """The safe loader (C where present) with the alias bound and over-long integers refused
+    (UserLoader): for the learner's own files. Raises yaml.YAMLError (an AliasError, with a mark,
+    for alias bombs and loops; a ConstructorError, with a mark, for an integer too long to read)."""
+    return _load(text, UserLoader)
 
 
 def error_line(exc: yaml.YAMLError, where: str) -> str:
@@ -156,11 +177,11 @@ def load_user_yaml(path: Path, what: str) -> Any:
         raise UsageError(f"{path}{line}: not valid YAML ({problem})") from None
 
 
-# _Base is whichever safe loader this PyYAML has (a variable, and Any, to mypy).
-class StrictLoader(_Base):  # type: ignore[misc, valid-type]
+class StrictLoader(UserLoader):
     """The safe loader, stricter where silence would hide a mistake in content:
-    a key given twice is an error (YAML would silently keep the second `url:`), and an integer
-    too long for Python to read (a 5,000-digit `year:`) is an error at its line."""
+    a key given twice is an error (YAML would silently keep the second `url:`), and (as in
+    UserLoader) an integer too long for Python to read (a 5,000-digit `year:`) is an error at its
+    line."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[object, yaml.Node] = {}
@@ -176,17 +197,7 @@ class StrictLoader(_Base):  # type: ignore[misc, valid-type]
         mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
         return mapping
 
-    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
-        try:
-            value: int = super().construct_yaml_int(node)
-        except ValueError:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"number too long ({len(node.value)} characters)", node.start_mark
-            ) from None
-        return value
 
-
-StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
 StrictLoader.add_constructor("tag:yaml.org,2002:map", StrictLoader.construct_yaml_map)
 
 

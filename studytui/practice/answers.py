@@ -5,6 +5,11 @@ family ('31 ms', '0.031s', '3.1e-2 s' are the same time); a bare number is read 
 unit ('31' to a question in ms means 31 ms), except for bytes, where a bare number is refused (GB
 and GiB differ by 7%, so the unit is asked for). A unit of the wrong family is refused, not
 guessed. A comma is refused: '0,889' may be a decimal comma or a thousands separator.
+
+A percentage is right within the problem's relative tolerance, or when it is the answer rounded to
+the decimal places the learner typed, a whole percent at the coarsest ('3%' for 3.03%, '12.1%'
+for 12.14%; not '0%' for 0.4%): a relative tolerance alone refuses a two-figure percentage of a
+small share (3% is 1% below 3.03%).
 """
 
 from __future__ import annotations
@@ -42,18 +47,59 @@ def unit_label(unit: str) -> str:
     return unit or "(a plain number)"
 
 
+def percent_text(share: float, decimals: int | None = None) -> str:
+    """A share as a percentage with as few decimals as it needs: 0.05 -> '5%', 0.001 -> '0.1%'."""
+    if decimals is None:
+        decimals = next((d for d in range(5) if math.isclose(round(share * 100, d), share * 100, rel_tol=1e-9, abs_tol=1e-12)), 4)
+    return f"{share * 100:.{decimals}f}%"
+
+
+def tolerance_text(tolerance: float, unit: str) -> str:
+    """What counts as right, as the answer line and a miss say it (the same words in both)."""
+    if unit == "%":
+        return (f"within {percent_text(tolerance)} of the answer counts, and so does the answer rounded to the decimal places "
+                "you give: 12% or 12.1% for 12.14%")
+    return f"within {percent_text(tolerance)} counts"
+
+
 def answer_line(unit: str, tolerance: float) -> str:
     """How to answer a number problem, in one line (the CLI and the app say the same)."""
+    rule = tolerance_text(tolerance, unit)
     if UNITS.get(unit, ("count", 1.0))[0] == "size":
-        return f"Answer in {unit} with the unit written ('12.5 {unit}'; any byte unit works); within {tolerance:.0%} counts."
+        return f"Answer in {unit} with the unit written ('12.5 {unit}'; any byte unit works); {rule}."
     if unit == "%":
-        return f"Answer in percent ('62%' or '62'); within {tolerance:.0%} counts."
+        return f"Answer in percent ('62%' or '62'); {rule}."
     if UNITS.get(unit, ("count", 1.0))[0] == "count":
         what = {"": "a plain number", "x": "a factor ('1.8' or '1.8x')"}.get(unit, f"a number of {unit}")
         if unit in ("FLOP/B", "tokens/s"):
             what = f"a number in {unit}"
-        return f"Answer as {what}; within {tolerance:.0%} counts."
-    return f"Answer in {unit_label(unit)} (or with any unit of that kind); within {tolerance:.0%} counts."
+        return f"Answer as {what}; {rule}."
+    return f"Answer in {unit_label(unit)} (or with any unit of that kind); {rule}."
+
+
+_PLAIN_PERCENT = re.compile(r"^\s*\+?(\d[\d_]*)(?:\.(\d*))?\s*%?\s*$")
+
+
+def typed_decimals(text: str, unit: str) -> int | None:
+    """The decimal places a percentage answer was typed with ('3%' -> 0, '12.10' -> 2); None for
+    another unit or a form without plain places ('3e0', '.5k')."""
+    if unit != "%":
+        return None
+    m = _PLAIN_PERCENT.match(str(text))
+    if not m:
+        return None
+    return len(m.group(2) or "")
+
+
+def rounds_to(typed: str, value: float, key: float, unit: str) -> bool:
+    """Whether a percentage answer is the key rounded to the decimal places typed (half away from
+    zero), a whole percent at the coarsest, and that rounding keeps a non-zero figure of the key."""
+    places = typed_decimals(typed, unit)
+    if places is None or key <= 0:
+        return False
+    scale = 10**places
+    rounded = math.floor(key * 100 * scale + 0.5) / scale  # the key in percent, to those places
+    return rounded > 0 and math.isclose(value * 100, rounded, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def parse_answer(text: str, unit: str) -> float:

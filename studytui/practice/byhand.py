@@ -123,3 +123,88 @@ def unstated(variant: Variant, facts: Iterable[Fact]) -> list[float]:
 def unknown_names(variant: Variant, facts: Iterable[Fact]) -> list[str]:
     known = {f.name for f in facts}
     return sorted({n for e in expressions(variant).values() for n in handcalc.names(e)} - known)
+
+
+# ---- the worked solution ----------------------------------------------------------------------
+
+_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)(?!\w)(?!\s*\()")
+
+
+def _num(value: float | bool | str) -> str:
+    """A step's value: 'true'/'false', a whole number as it is (1024), else four figures."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    if float(value).is_integer() and abs(value) < 1e7:
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+def _put_in(expr: str, names: dict[str, float | bool | str]) -> str:
+    """The expression with every known name replaced by its value (functions and keywords stay)."""
+    return _NAME.sub(lambda m: _num(names[m.group(1)]) if m.group(1) in names else m.group(1), expr)
+
+
+def _step_lines(text: str, names: dict[str, float | bool | str], label: str = "") -> tuple[list[str], float | bool | str]:
+    """One formula's steps, each 'name = expression = numbers = value', and its result."""
+    lines = []
+    value: float | bool | str = 0.0
+    for name, expr in handcalc.steps(text):
+        expr = " ".join(expr.split())
+        value = handcalc.evaluate(expr, names)
+        shown = [expr]
+        filled = _put_in(expr, names)
+        if filled != expr:
+            shown.append(filled)
+        if _num(value) != filled:
+            shown.append(_num(value))
+        head = f"{label}{name} = " if name else label
+        if name:
+            names[name] = value
+        lines.append(head + " = ".join(shown))
+    return lines, value
+
+
+def worked(variant: Variant, found: list[Fact] | None = None) -> tuple[list[str], float | str | None]:
+    """The worked solution of a variant from its hand formula: the given figures it uses, then each
+    step with the numbers put in. Returns the lines and what the formula gives (SI value or choice).
+    handcalc.HandError (or practice.given.GivenError) for a problem whose formula does not run."""
+    from studytui.practice.answers import format_value
+    from studytui.practice.given import facts as all_facts
+
+    p = variant.problem
+    found = all_facts(variant) if found is None else found
+    raw = p.by_hand
+    if raw is None:
+        return [], None
+    used = set().union(*(handcalc.names(t) for t in expressions(variant).values()))
+    names: dict[str, float | bool | str] = {f.name: f.value for f in found}
+    lines = ["By hand, in SI units (s, B, FLOP, FLOP/s, B/s):"]
+    lines += [f"{f.name} = {_num(f.value)} (given: {f.text})" for f in found if f.name in used]
+    if isinstance(raw, str):
+        steps, value = _step_lines(render(raw, variant.values), names)
+        steps[-1] = "answer = " + steps[-1]
+        if not isinstance(value, (bool, str)):
+            steps[-1] += f" -> {format_value(float(value), p.unit)}"
+            return lines + steps, float(value)
+        return lines + steps, None
+    if "let" in raw:
+        shared, _ = _step_lines(render(raw["let"], variant.values).strip().rstrip(";") + "; 0", names)
+        lines += shared[:-1]
+    results: dict[str, float | bool | str] = {}
+    for label, expr in raw.items():
+        if label == "let":
+            continue
+        choice = render(label, variant.values)
+        steps, results[choice] = _step_lines(render(expr, variant.values), dict(names), f"{choice}: ")
+        lines += steps
+    hand = evaluate(variant, found)
+    if p.pick in ("min", "max"):
+        lines.append(f"the {'smallest' if p.pick == 'min' else 'largest'}: {hand.choice}")
+    elif p.pick:
+        lines.append(f"the first, in the order {', '.join(variant.listed_choices)}, "
+                     f"{'at most' if p.pick == 'first_at_most' else 'at least'} {render(p.target, variant.values)}: {hand.choice}")
+    else:
+        lines.append(f"the one that holds: {hand.choice}")
+    return lines, hand.choice

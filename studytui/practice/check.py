@@ -8,6 +8,9 @@ The hand-formula rule: a problem's `by_hand` expression, evaluated for every see
 question's numbers and its `given` figures, must agree with the calculator's answer within the
 problem's tolerance (the same choice, for a choice problem), and may use no number the learner is
 not shown (unit constants and powers of 2 and 10 aside).
+
+The slip rule: each of a problem's `slips` factors is arithmetic over the parameters, the given
+figures and the sparse and vector-pipe figures beside a given peak (`practice.given.slip_figures`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ def _template_field(p: Problem, values: dict[str, Any]) -> YamlPath:
     elif p.by_hand is not None:
         fields += [(("by_hand", k), v) for k, v in p.by_hand.items()]
     fields += [(("given", i), g.ref or g.text) for i, g in enumerate(p.given)]
+    fields += [(("slips", i, key), text) for i, pair in enumerate(p.slips) for key, text in zip(("factor", "says"), pair)]
     if p.pick:
         values = {**values, "choice": ""}
     for path, text in fields:
@@ -106,7 +110,7 @@ def _check_problems(content_dir: str | Path, guide: Guide | None, seeds: Iterabl
                     f"{at('calc', 'answer')}: problem '{p.id}' (seed {seed}): the answer is zero; a relative tolerance cannot grade it"
                 )
                 break
-            problem_found = hand_rule(p, variant, exp)
+            problem_found = hand_rule(p, variant, exp) or slip_rule(p, variant)
             if problem_found:
                 where, message = problem_found
                 out.append(f"{at(*where)}: problem '{p.id}' (seed {seed}): {message}")
@@ -144,6 +148,43 @@ def hand_rule(p: Problem, variant: Any, exp: Any) -> tuple[YamlPath, str] | None
                                   f"beyond the tolerance of {p.tolerance:.0%} (say in the question what the calculator counts)")
     elif hand.choice != exp.choice:
         return ("by_hand",), f"the hand formula picks {hand.choice!r}, the calculator {exp.choice!r}"
+    return None
+
+
+def slip_rule(p: Problem, variant: Any) -> tuple[YamlPath, str] | None:
+    """What is wrong with this variant's slips: a factor that is not arithmetic, or that names a
+    figure neither `given` nor a given peak's sparse or vector-pipe figure defines, or text naming
+    an undefined parameter. A factor naming a figure this variant's GPU lacks does not apply."""
+    from studytui.practice import handcalc
+    from studytui.practice.given import GivenError, env, facts, slip_figure_names, slip_figures
+
+    if not p.slips:
+        return None
+    try:
+        found = facts(variant)
+    except GivenError as exc:
+        return ("given",), str(exc)
+    known = {f.name for f in found} | slip_figure_names(variant)
+    names = {**env(found), **slip_figures(variant)}
+    for i, (factor, says) in enumerate(p.slips):
+        try:
+            text = render(factor, variant.values)
+            render(says, variant.values)
+        except TemplateError as exc:
+            return ("slips", i), str(exc)
+        try:
+            used = handcalc.names(text)
+            unknown = sorted(used - known)
+            if unknown:
+                return ("slips", i, "factor"), (f"the slip factor uses {', '.join(unknown)}, which no 'given' item (nor a given "
+                                                "peak's sparse_<dtype> or vector_fp64) names")
+            if used - names.keys():
+                continue  # this GPU has no such figure (no sparse peak): the slip does not apply to it
+            value = handcalc.evaluate(text, names)
+        except handcalc.HandError as exc:
+            return ("slips", i, "factor"), f"slip factor: {exc}"
+        if isinstance(value, (bool, str)):
+            return ("slips", i, "factor"), f"the slip factor {factor!r} gives {value!r}, not a number"
     return None
 
 

@@ -105,6 +105,10 @@ def _gpu_fact(acc: Accelerator, ceilings: Ceilings, figure: str, name: str) -> F
         else:
             bidir = acc.link_bw_bidir or 2 * bw
             text = f"{label}: {what}, {_g(bidir / 1e9)} GB/s bidirectional per GPU, so {_g(bw / 1e9)} GB/s each way"
+            if acc.peer_bw_per_direction and acc.domain_size:
+                # A point-to-point mesh (no switch): what one peer gets is a different figure.
+                text += (f"; no switch: a direct connection to each of its {acc.domain_size - 1} peers, "
+                         f"{_g(acc.peer_bw_per_direction / 1e9)} GB/s each way per peer")
         return Fact(name, text, bw)
     if figure == "sms":
         count = ceilings.sm_count
@@ -263,3 +267,56 @@ def _gpu_facts(ref: str, figures: tuple[str, ...], prefix: str) -> list[Fact]:
 
 def env(found: list[Fact]) -> dict[str, Any]:
     return {f.name: f.value for f in found}
+
+
+# ---- figures a slip is made of -----------------------------------------------------------------
+# A problem's `slips` may name, besides its given figures, the figures a learner can wrongly pick
+# up next to a given peak: the vendor's 2:4 sparse figure (sparse_<dtype>, twice the dense one on
+# most sheets) and, for an fp64 tensor-core peak, the fp64 vector pipe's (vector_fp64). They are
+# never shown and never enter a hand formula: they only size the slip a miss is checked against.
+
+def _peak_figures(variant: Variant) -> list[tuple[str, str, str]]:
+    """(gpu ref, prefix, dtype) for every peak figure the variant gives."""
+    from studytui.practice.model import render
+
+    out = []
+    for spec in variant.problem.given:
+        if spec.source != "gpu":
+            continue
+        prefix = f"{spec.prefix}_" if spec.prefix else ""
+        for figure in (render(f, variant.values) for f in spec.figures):
+            if figure.startswith("peak_"):
+                out.append((render(spec.ref, variant.values).strip(), prefix, figure[len("peak_"):]))
+    return out
+
+
+def slip_figure_names(variant: Variant) -> set[str]:
+    """The names `slip_figures` can define for this variant (whether or not the catalog has them)."""
+    names = set()
+    for _, prefix, dtype in _peak_figures(variant):
+        names.add(f"{prefix}sparse_{dtype}")
+        if dtype == "fp64":
+            names.add(f"{prefix}vector_fp64")
+    return names
+
+
+def slip_figures(variant: Variant) -> dict[str, float]:
+    """The sparse and vector-pipe figures next to the variant's given peaks, where the catalog has
+    them (a GPU whose vendor prints no sparse figure has no sparse_<dtype>)."""
+    from studytui.calc.ceilings import resolve_ceilings
+    from studytui.calc.dtypes import peak_keys
+
+    out: dict[str, float] = {}
+    for ref, prefix, dtype in _peak_figures(variant):
+        acc = resolve_ceilings(ref, "bf16", need=()).accelerator
+        if acc is None:
+            continue
+        key = next((k for k in peak_keys(dtype) if k in acc.peak_flops), None)
+        if key is None:
+            continue
+        sparse = acc.peak_flops_sparse.get(key)
+        if sparse:
+            out[f"{prefix}sparse_{dtype}"] = sparse
+        if key == "fp64_tensor" and acc.peak_flops.get("fp64"):
+            out[f"{prefix}vector_fp64"] = acc.peak_flops["fp64"]
+    return out

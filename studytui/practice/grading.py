@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studytui.core.errors import UsageError
-from studytui.practice.answers import format_value, parse_answer
+from studytui.practice.answers import format_value, parse_answer, percent_text, rounds_to, tolerance_text
 from studytui.practice.model import Variant, render
 
 if TYPE_CHECKING:
@@ -193,8 +193,39 @@ def parse_choice(variant: Variant, answer: str) -> str:
 
 
 def solution(variant: Variant, exp: Expected) -> list[str]:
-    """The worked solution: the calculator's own explain output for this variant, then what to notice."""
-    return [*exp.explain, "", variant.notice]
+    """The worked solution: the problem's hand formula with this variant's numbers (the given
+    figures it uses, then each step), then what to notice. The calculator's own steps are left out:
+    they run on placeholder inputs where a problem needs only one of its results (a roofline with 1
+    FLOP to read a memory time). Where the calculator's answer, as shown, differs from the hand
+    formula's, a line says by how much."""
+    from studytui.practice.byhand import worked
+    from studytui.practice.given import GivenError
+    from studytui.practice.handcalc import HandError
+
+    p = variant.problem
+    try:
+        lines, hand = worked(variant)
+    except (HandError, GivenError):  # a broken formula (`check` reports it): the calculator's steps instead
+        lines, hand = list(exp.explain), None
+    if not lines:
+        lines = list(exp.explain)
+    if p.kind == "number" and isinstance(hand, float) and exp.value is not None and exp.value:
+        if format_value(hand, p.unit) != format_value(exp.value, p.unit):
+            off = abs(hand - exp.value) / abs(exp.value)
+            places = next((d for d in range(1, 7) if round(off * 100, d) > 0), 6)
+            lines.append(f"The calculator gives {exp.display(p.unit)}, {percent_text(off, places)} from the hand formula "
+                         f"(within the {percent_text(p.tolerance)} that counts).")
+    return [*lines, "", variant.notice]
+
+
+# A miss's size is printed with up to this many decimals of a percent; an error that equals the
+# tolerance at that precision counts as within it, so a refusal never reads "1% ... within 1%".
+_SHOWN_DECIMALS = 4
+
+
+def within(relative_error: float, tolerance: float) -> bool:
+    """Right by the relative tolerance, compared as printed (to 4 decimals of a percent)."""
+    return relative_error <= tolerance or round(relative_error * 100, _SHOWN_DECIMALS) <= round(tolerance * 100, _SHOWN_DECIMALS)
 
 
 def grade(variant: Variant, answer: str, misses_before: int = 0, reveal: bool = False) -> Grade:
@@ -216,7 +247,7 @@ def grade(variant: Variant, answer: str, misses_before: int = 0, reveal: bool = 
     else:
         assert given is not None and exp.value is not None
         rel = abs(given - exp.value) / abs(exp.value) if exp.value else (0.0 if given == 0 else math.inf)
-        correct = rel <= p.tolerance
+        correct = within(rel, p.tolerance) or rounds_to(str(answer), given, exp.value, p.unit)
     g = Grade(p.id, variant.seed, str(answer), correct, exp, given=given, relative_error=rel if rel is None or math.isfinite(rel) else None,
               unit=p.unit, slips=variant_slips(variant) if not correct else ())
     hints = variant.hints
@@ -258,14 +289,29 @@ def slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit:
     return None
 
 
+def slip_env(variant: Variant) -> dict[str, Any]:
+    """The names a slip's factor may use: the given figures, and the sparse and vector-pipe
+    figures next to a given peak (practice.given.slip_figures)."""
+    from studytui.practice.given import GivenError, env, facts, slip_figures
+
+    if not variant.problem.slips:
+        return {}
+    try:
+        return {**env(facts(variant)), **slip_figures(variant)}
+    except GivenError:
+        return {}
+
+
 def variant_slips(variant: Variant) -> tuple[tuple[float, str], ...]:
-    """The problem's own slips with this variant's numbers: (factor, what it means)."""
+    """The problem's own slips with this variant's numbers: (factor, what it means). A slip whose
+    factor names a figure this variant's GPU lacks (no sparse figure) does not apply to it."""
     from studytui.practice.handcalc import HandError, evaluate
 
     out = []
+    names = slip_env(variant)
     for factor, says in variant.problem.slips:
         try:
-            value = evaluate(render(factor, variant.values), {})
+            value = evaluate(render(factor, variant.values), names)
         except HandError:
             continue
         if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1:
@@ -273,21 +319,46 @@ def variant_slips(variant: Variant) -> tuple[tuple[float, str], ...]:
     return tuple(out)
 
 
+def _beyond(share: float, tolerance: float) -> str:
+    """A relative miss as a percentage with the fewest decimals that show it is beyond the
+    tolerance printed the same way (1.2% against 1%, never '1%' against 'within 1%')."""
+    for decimals in range(_SHOWN_DECIMALS + 1):
+        if round(share * 100, decimals) > round(tolerance * 100, decimals):
+            return percent_text(share, decimals)
+    return percent_text(share, _SHOWN_DECIMALS)
+
+
+def _points(points: float) -> str:
+    """Percentage points, two significant figures: 0.47, 0.05, 12."""
+    text = f"{points:.2g}"
+    return f"{float(text):g}" if "e" in text else text
+
+
 def miss_text(result: Grade, tolerance: float, problem_slips: tuple[tuple[float, str], ...] | None = None, unit: str | None = None) -> str:
     """How far off a wrong answer is, in words a learner can use ('38% too high', '64 times too
-    low'): too high and too low read alike, and a miss that looks like a known slip names it."""
+    low', '0.47 percentage points too high'): too high and too low read alike, the size is printed
+    so it never looks within the tolerance it is refused by, and a miss that looks like a known slip
+    names it."""
     if result.relative_error is None or result.given is None or result.expected.value is None:
         return "Not yet: that is not the answer."
+    unit = result.unit if unit is None else unit
     given, want = result.given, result.expected.value
     high = given > want
     direction = "too high" if high else "too low"
+    rule = tolerance_text(tolerance, unit)
     if given == 0 or want == 0:
-        size = f"{result.relative_error:.0%}"
+        size = f"{_beyond(result.relative_error, tolerance)} {direction}"
     else:
         ratio = max(given, want) / min(given, want)
-        size = f"{abs(given - want) / want:.0%}" if ratio < 1.5 else f"{ratio:.0f} times" if ratio >= 100 else f"{ratio:.3g} times"
-    text = f"Not yet: {size} {direction} (within {tolerance:.0%} counts)."
-    found = slip(result, result.slips if problem_slips is None else problem_slips, result.unit if unit is None else unit)
+        if ratio >= 1.5:
+            size = f"{ratio:.0f} times {direction}" if ratio >= 100 else f"{ratio:.3g} times {direction}"
+        elif unit == "%":
+            share = _beyond(abs(given - want) / want, tolerance)
+            size = f"{_points(abs(given - want) * 100)} percentage points {direction}, a {share} miss"
+        else:
+            size = f"{_beyond(abs(given - want) / want, tolerance)} {direction}"
+    text = f"Not yet: {size} ({rule})."
+    found = slip(result, result.slips if problem_slips is None else problem_slips, unit)
     if found:
         text += f" That looks like {found}."
     return text

@@ -125,7 +125,8 @@ class Variant:
 
     @property
     def question(self) -> str:
-        return render(self.problem.question, self.values)
+        # Whitespace collapsed after filling in: a parameter may be empty in some variants.
+        return " ".join(render(self.problem.question, self.values).split())
 
     @property
     def listed_choices(self) -> tuple[str, ...]:

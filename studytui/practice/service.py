@@ -105,6 +105,19 @@ class Practice:
         self.refresh()
         return result
 
+    def settled(self, problem_id: str, seed: int) -> bool:
+        """Whether this variant's answer may be shown: it was answered right, or its solution was
+        shown (which spends it)."""
+        history = [a for a in self.attempts(problem_id) if a.seed == seed]
+        return any(a.correct for a in history) or schedule.revealed(history, seed)
+
+    def show_json(self, problem_id: str, seed: Any = None) -> dict[str, Any]:
+        """What `practice show ID --json` prints: the variant's question, given figures, hand
+        formula and calculator call; the hand formula's value only once the variant is settled."""
+        self.refresh()
+        variant = self.variant(problem_id, seed)
+        return variant_json(variant, settled=self.settled(problem_id, variant.seed))
+
     def reveal(self, problem_id: str, seed: Any = None) -> list[str]:
         """The worked solution on request. Before a right answer it counts as a miss (recorded),
         so the review schedule stays honest, and the variant is spent: the next one is new, and an
@@ -139,3 +152,34 @@ class Practice:
     def last_result(self, problem_id: str) -> bool | None:
         history = self.attempts(problem_id)
         return history[-1].correct if history else None
+
+
+def variant_json(variant: Variant, settled: bool) -> dict[str, Any]:
+    """One variant as data: question, `given` (name, text, SI value), `by_hand` (the expression as
+    rendered, and its value) and `calc` (the exact call that grades it).
+
+    Before the variant is settled (answered right, or its solution shown) nothing equal to the key
+    is included: `by_hand.value` is null, and for a choice problem so is `per_choice` (each
+    choice's value or condition names the answer); `answer_hidden` says so. Otherwise the key could
+    be copied back as an answer and count. (The given figures are the question's own data: shown.)"""
+    from studytui.practice import byhand
+    from studytui.practice.given import facts
+
+    p = variant.problem
+    found = facts(variant)
+    out: dict[str, Any] = {
+        "id": p.id, "seed": variant.seed, "title": p.title, "section": p.section_id, "skill": p.skill, "entries": list(p.entries),
+        "question": variant.question, "given": [{"name": f.name, "text": f.text, "value": f.value} for f in found],
+        "kind": p.kind, "unit": p.unit, "tolerance": p.tolerance,
+    }
+    if p.kind == "choice":
+        out["choices"] = list(variant.choices)
+    hand = byhand.evaluate(variant, found)
+    if p.kind == "number":
+        out["by_hand"] = {"expression": hand.expression, "value": hand.value if settled else None}
+    else:
+        out["by_hand"] = {"expression": hand.expression, "value": hand.choice if settled else None,
+                          "per_choice": hand.per_choice if settled else None}
+    out["calc"] = variant.calc_call()
+    out["answer_hidden"] = not settled
+    return out

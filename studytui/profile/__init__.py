@@ -47,6 +47,8 @@ def load(path: str | os.PathLike[str]) -> Capture:
             raise ProfileError(f"{opened.name}: damaged gzip data") from None
         except ProfileError:
             raise
+        except RecursionError:  # JSON nested thousands deep: json's decoder gives up, and so do we
+            raise ProfileError(f"{opened.name}: JSON nested too deeply to be a profiler trace") from None
         except OSError as exc:  # gzip.BadGzipFile and read errors
             raise ProfileError(f"{opened.name}: cannot be read ({exc.strerror or exc})") from None
 

@@ -2,22 +2,32 @@
 fraction of the ceilings, the limiter (`bound`) with its reason, and the physics floor.
 
 Ceilings come from the one place that picks them, `studytui.calc.ceilings.resolve_ceilings`
-(vendor peaks, or `--profile measured`). The physics floor always uses the vendor peaks, as the
-calculators do: a measured profile is a sustained rate, which short runs can beat.
+(vendor peaks, or `--profile measured`).
 
-The limiter, in order:
+The limiter is decided against the vendor roofs and Nsight Compute's speed of light, in order:
 
-1. FLOPs and DRAM bytes known: the side of the ridge point the kernel's intensity falls on
+1. FLOPs and DRAM bytes known: the side of the vendor ridge point the kernel's intensity falls on
    (compute at or above it, memory below), when the kernel reaches at least LIMITER_THRESHOLD of
-   the roof at that intensity;
+   the vendor roof at that intensity;
 2. below that, Nsight Compute's speed-of-light percentages when the export has them (SM busy, or
    memory busy, at the clock the kernel ran at: caches and shared memory included), at the same
    threshold;
 3. else latency: neither the pipes nor memory is busy (too few warps or waves, dependencies,
    launch overhead).
 
+A measured ceiling (`--profile measured`) is what a benchmark sustained, not a bound: a kernel can
+pass it. Its fractions are shown beside the vendor ones, and it never decides the limiter.
+
 LIMITER_THRESHOLD is 60%, the figure Nsight Compute's own rule uses ("Achieved compute throughput
 and/or memory bandwidth below 60.0% of peak typically indicate latency issues", ncu 2025.3.1).
+
+The physics floor is the least time the kernel's work can take on the hardware it ran on: its
+FLOPs per precision and its DRAM bytes at the device's peak rates. An Nsight Compute export holds
+those rates per cycle (`*.sum.peak_sustained`): times the highest clock (the device's boost
+clock, or the kernel's own SM clock if higher) they are the floor. Without them the vendor peaks
+stand in, FLOP/s raised by VENDOR_CLOCK_MARGIN: a vendor quotes its FLOP/s at one clock, and
+Hopper's tensor peaks are at 1.83 GHz while the SM boosts to 1.98 GHz (+8%). Never a measured
+profile: short runs beat a sustained rate.
 """
 
 from __future__ import annotations
@@ -25,15 +35,27 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studytui.profile.model import CATALOG_KEY, Capture, Kernel
 
+if TYPE_CHECKING:
+    from studytui.calc.hardware import Accelerator
+
 LIMITER_THRESHOLD = 0.6
 IMPOSSIBLE_TOLERANCE = 1e-6  # counters printed to about 7 digits; anything more is not rounding
+VENDOR_CLOCK_MARGIN = 1.10  # vendor FLOP/s peaks, raised for clocks above the one they are quoted at
 BOUNDS = ("compute", "memory", "latency", "unknown")
 NO_RANGE = "(no range)"
 RANGE_SEPARATOR = " > "
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    """a / b, or None when either is unknown, b is not above zero, or the result is not finite."""
+    if a is None or b is None or not b > 0:
+        return None
+    q = a / b
+    return q if math.isfinite(q) else None
 
 
 @dataclass(frozen=True)
@@ -42,6 +64,15 @@ class Peak:
     label: str  # where it came from
     limit: float | None  # the vendor peak, for the physics floor
     key: str  # catalog precision key
+
+    @property
+    def measured(self) -> bool:
+        return self.label.startswith("measured")
+
+    @property
+    def vendor(self) -> float:
+        """The vendor peak: the roof the limiter is decided against."""
+        return self.limit or self.value
 
 
 class GpuCeilings:
@@ -59,6 +90,7 @@ class GpuCeilings:
         self.mem_bw: float = float(base.mem_bw)  # type: ignore[arg-type]
         self.mem_label = base.provenance.get("mem_bw", "")
         self.limit_mem_bw = base.limit_mem_bw or self.mem_bw
+        self.recorded = False  # the GPU the file was recorded on (its own per-cycle peaks then apply)
         self.warnings: list[str] = []
         self._peaks: dict[str, Peak | None] = {}
 
@@ -66,6 +98,10 @@ class GpuCeilings:
     def label(self) -> str:
         acc = self.accelerator
         return f"{acc.name} ({acc.id})" if acc else self.gpu
+
+    @property
+    def measured(self) -> bool:
+        return self.profile != "vendor"
 
     def peak(self, cls: str) -> Peak | None:
         if cls not in self._peaks:
@@ -110,15 +146,21 @@ class KernelResult:
     achieved_bw: float | None = None
     peak: Peak | None = None
     peak_class: str | None = None
-    ridge: float | None = None
-    fraction_of_peak: float | None = None
-    fraction_of_bw: float | None = None
-    roof_fraction: float | None = None  # achieved over attainable at this intensity
-    side: str | None = None  # compute or memory side of the ridge
+    ridge: float | None = None  # at the ceilings in force (vendor or measured)
+    fraction_of_peak: float | None = None  # of the peak in force
+    fraction_of_bw: float | None = None  # of the bandwidth in force
+    vendor_ridge: float | None = None  # the ridge point of the vendor roof, which the limiter is decided against
+    vendor_fraction_of_peak: float | None = None
+    vendor_fraction_of_bw: float | None = None
+    peak_at_clock: float | None = None  # ncu's per-cycle peak x the SM clock the kernel ran at
+    fraction_at_clock: float | None = None
+    roof_fraction: float | None = None  # achieved over attainable at this intensity, on the vendor roof
+    side: str | None = None  # compute or memory side of the vendor ridge
     bound: str = "unknown"
     bound_reason: str = ""
-    floor_s: float | None = None  # vendor-peak physics floor
+    floor_s: float | None = None  # the physics floor
     floor_parts: list[str] = field(default_factory=list)
+    floor_basis: str = ""  # what the floor's rates are: ncu's per-cycle peaks, or vendor peaks
     physically_possible: bool | None = None
     impossible_reason: str = ""
     dram_bytes_estimate: float | None = None
@@ -151,11 +193,12 @@ class Report:
     total: RangeResult
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    recorded_on: str | None = None  # the catalog id of the GPU the file names, when it names one
 
 
 # -- choosing the GPU ---------------------------------------------------------------------------
-def detect_gpu(capture: Capture, data_dir: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
-    """The catalog id the file's device name names, and a sentence saying how it was found."""
+def _detect(capture: Capture, data_dir: str | os.PathLike[str] | None = None) -> tuple[Accelerator | None, str]:
+    """The catalog entry the file's device name names, and a sentence saying how it was found."""
     names = [d for d in capture.devices if d]
     if not names:
         return None, "the file does not name its GPU"
@@ -175,27 +218,40 @@ def detect_gpu(capture: Capture, data_dir: str | os.PathLike[str] | None = None)
             acc = catalog.get(candidate)
         except Exception:  # FieldError: not a catalog name
             continue
-        return acc.id, f"matched from the file's device name {device!r}"
+        return acc, f"matched from the file's device name {device!r}"
     return None, f"the file's device {device!r} matches no catalog entry"
+
+
+def detect_gpu(capture: Capture, data_dir: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
+    """The catalog id the file's device name names, and a sentence saying how it was found."""
+    acc, how = _detect(capture, data_dir)
+    return (acc.id if acc is not None else None), how
+
+
+NO_GPU = "no GPU chosen"
 
 
 def ceilings_for(capture: Capture, gpu: str | None, profile: str,
                  data_dir: str | os.PathLike[str] | None) -> tuple[GpuCeilings | None, str]:
+    """The ceilings to compare with, and how the GPU was chosen. Without one: None and
+    "no GPU chosen: WHY" (the front ends say how to choose one)."""
     from studytui.core.errors import UsageError
 
+    detected, how = detect_gpu(capture, data_dir)
     if gpu:
         ceilings = GpuCeilings(gpu, profile, data_dir)
         note = "chosen with --gpu"
-        detected, _how = detect_gpu(capture, data_dir)
         if detected and ceilings.accelerator is not None and detected != ceilings.accelerator.id:
             note += f"; the file was recorded on {', '.join(capture.devices)} ({detected})"
+        ceilings.recorded = detected is not None and ceilings.accelerator is not None and detected == ceilings.accelerator.id
         return ceilings, note
-    detected, how = detect_gpu(capture, data_dir)
     if detected is None:
         if profile != "vendor":
             raise UsageError(f"--profile {profile} needs --gpu: {how} (see 'studytui gpus')")
-        return None, f"no GPU chosen: {how}; give --gpu ID (see 'studytui gpus') to compare with a GPU's ceilings"
-    return GpuCeilings(detected, profile, data_dir), how
+        return None, f"{NO_GPU}: {how}"
+    ceilings = GpuCeilings(detected, profile, data_dir)
+    ceilings.recorded = True
+    return ceilings, how
 
 
 # -- one kernel ---------------------------------------------------------------------------------
@@ -203,76 +259,164 @@ def _pct(x: float) -> str:
     return f"{x:.0%}" if x >= 0.1 else f"{x:.1%}" if x >= 0.001 else f"{x * 100:.2g}%"
 
 
-def analyze_kernel(k: Kernel, ceilings: GpuCeilings | None, short: str) -> KernelResult:
+def _rate(x: float, unit: str) -> str:
+    from studytui.calc import units
+
+    return (units.format_flops_rate if unit == "FLOP/s" else units.format_rate)(float(f"{x:.3g}"), 3)
+
+
+def _why(text: str) -> str:
+    """A source's reason without its leading "unknown: " (the limiter says unknown already)."""
+    return text.removeprefix("unknown: ")
+
+
+def _highest_clock(k: Kernel) -> float | None:
+    clocks = [c for c in (k.boost_clock_hz, k.sm_clock_hz) if c]
+    return max(clocks) if clocks else None
+
+
+def recorded_bandwidth(k: Kernel, recorded: Accelerator | None) -> tuple[float, str] | None:
+    """The DRAM bandwidth of the GPU the kernel ran on, and where it comes from: ncu's own
+    per-cycle peak x the DRAM clock, else the vendor figure of the GPU the file names. Never the
+    GPU chosen to compare with: what a kernel moved is a fact of the recorded run."""
+    if k.dram_peak_per_cycle and k.dram_clock_hz:
+        return (k.dram_peak_per_cycle * k.dram_clock_hz,
+                f"ncu's dram__bytes.sum.peak_sustained {k.dram_peak_per_cycle:,.0f} B/cycle x the "
+                f"{k.dram_clock_hz / 1e9:.4g} GHz DRAM clock")
+    if recorded is not None:
+        return recorded.mem_bw, f"the vendor bandwidth of {recorded.id}, the GPU the file names"
+    return None
+
+
+def analyze_kernel(k: Kernel, ceilings: GpuCeilings | None, short: str, recorded: Accelerator | None = None) -> KernelResult:
     r = KernelResult(k, short, RANGE_SEPARATOR.join(k.range) if k.range else NO_RANGE, k.flops, k.dram_bytes)
     t = k.duration_s
-    if k.flops is not None and k.dram_bytes is not None and k.dram_bytes > 0:
-        r.intensity = k.flops / k.dram_bytes
+    if k.flops is not None and k.dram_bytes is not None:
+        r.intensity = _ratio(k.flops, k.dram_bytes)
     if k.flops is not None and k.model_bytes:
-        r.model_intensity = k.flops / k.model_bytes
+        r.model_intensity = _ratio(k.flops, k.model_bytes)
     if t is not None and t > 0:
-        if k.flops is not None:
-            r.achieved_flops = k.flops / t
-        if k.dram_bytes is not None:
-            r.achieved_bw = k.dram_bytes / t
+        r.achieved_flops = _ratio(k.flops, t)
+        r.achieved_bw = _ratio(k.dram_bytes, t)
+    if k.dram_bytes is None and "dram" in k.sol and t:
+        bw = recorded_bandwidth(k, recorded)
+        if bw is None:
+            r.estimate_source = ("no estimate: the file names no GPU and holds no DRAM peak, and the bytes a kernel moved "
+                                 "do not depend on the GPU chosen to compare with")
+        else:
+            r.dram_bytes_estimate = k.sol["dram"] / 100 * bw[0] * t
+            r.estimate_source = (f"estimate: DRAM throughput {k.sol['dram']:.1f}% x {_rate(bw[0], 'B/s')} ({bw[1]}) x duration "
+                                 "(not a counter)")
     cls = k.main_class if (k.flops or 0) > 0 else None
     if ceilings is not None:
         if cls is not None:
             r.peak_class = cls
             r.peak = ceilings.peak(cls)
         if r.peak is not None:
-            r.ridge = r.peak.value / ceilings.mem_bw
-            if r.achieved_flops is not None:
-                r.fraction_of_peak = r.achieved_flops / r.peak.value
-        if r.achieved_bw is not None:
-            r.fraction_of_bw = r.achieved_bw / ceilings.mem_bw
-        if k.dram_bytes is None and "dram" in k.sol and t:
-            r.dram_bytes_estimate = k.sol["dram"] / 100 * ceilings.mem_bw * t
-            r.estimate_source = "estimate: DRAM throughput % x the GPU's bandwidth x duration (not a counter)"
+            r.ridge = _ratio(r.peak.value, ceilings.mem_bw)
+            r.vendor_ridge = _ratio(r.peak.vendor, ceilings.limit_mem_bw)
+            r.fraction_of_peak = _ratio(r.achieved_flops, r.peak.value)
+            r.vendor_fraction_of_peak = _ratio(r.achieved_flops, r.peak.vendor)
+            per_cycle = k.peak_per_cycle.get(cls) if cls is not None and ceilings.recorded else None
+            if per_cycle and k.sm_clock_hz:
+                r.peak_at_clock = per_cycle * k.sm_clock_hz
+                r.fraction_at_clock = _ratio(r.achieved_flops, r.peak_at_clock)
+        r.fraction_of_bw = _ratio(r.achieved_bw, ceilings.mem_bw)
+        r.vendor_fraction_of_bw = _ratio(r.achieved_bw, ceilings.limit_mem_bw)
         _floor(r, k, ceilings)
-    _limiter(r, k)
+    _limiter(r, k, ceilings)
     return r
 
 
 def _floor(r: KernelResult, k: Kernel, ceilings: GpuCeilings) -> None:
-    """The vendor-peak time floor: no pipe does more work per second than its vendor peak, and
-    no kernel moves more DRAM bytes per second than the vendor bandwidth."""
+    """The physics floor: no pipe does more work per second than its peak at the highest clock,
+    and no kernel moves more DRAM bytes per second than the DRAM's peak. The file's own per-cycle
+    peaks where it has them (on the GPU it was recorded on), else the vendor peaks, FLOP/s raised
+    by VENDOR_CLOCK_MARGIN."""
     t = k.duration_s
+    own = ceilings.recorded
+    clock = _highest_clock(k) if own else None
     parts: list[tuple[float, str]] = []
+    bases: set[str] = set()
     for cls, work in k.flops_by_class.items():
         if work <= 0:
+            continue
+        sparse = cls in k.sparse_classes
+        per_cycle = (k.peak_per_cycle_sparse if sparse else k.peak_per_cycle).get(cls) if own else None
+        if per_cycle and clock:
+            limit = per_cycle * clock
+            parts.append((work / limit, f"{cls} {work:.4g} / ({per_cycle:,.0f} per cycle x {clock / 1e9:.4g} GHz)"))
+            bases.add("cycle")
             continue
         limit_cls = cls
         if not k.flops_counted and cls == "fp32":
             limit_cls = "tensor_tf32"  # an fp32 matmul may run as TF32 on the tensor cores: the faster limit
         peak = ceilings.peak(limit_cls) or (ceilings.peak(cls) if limit_cls != cls else None)
-        limit = peak.limit if peak is not None else None
-        if "sparse" in k.flops_source and cls.startswith("tensor_"):
-            limit = ceilings.sparse_limit(cls)
-        if limit:
+        vendor = peak.limit if peak is not None else None
+        if sparse and cls.startswith("tensor_"):
+            vendor = ceilings.sparse_limit(cls)
+        if vendor:
+            limit = vendor * VENDOR_CLOCK_MARGIN
             parts.append((work / limit, f"{cls} {work:.4g} / {limit:.4g} FLOP/s"))
-    if k.dram_bytes is not None and ceilings.limit_mem_bw:
+            bases.add("vendor FLOP/s")
+    bw = k.dram_peak_per_cycle * k.dram_clock_hz if own and k.dram_peak_per_cycle and k.dram_clock_hz else None
+    if k.dram_bytes is not None and bw:
+        parts.append((k.dram_bytes / bw, f"DRAM {k.dram_bytes:.4g} B / ({k.dram_peak_per_cycle:,.0f} B per cycle x "
+                                         f"{(k.dram_clock_hz or 0) / 1e9:.4g} GHz)"))
+        bases.add("cycle")
+    elif k.dram_bytes is not None and ceilings.limit_mem_bw:
         parts.append((k.dram_bytes / ceilings.limit_mem_bw, f"DRAM {k.dram_bytes:.4g} B / {ceilings.limit_mem_bw:.4g} B/s"))
+        bases.add("vendor bandwidth")
     if not parts or t is None:
         return
     r.floor_s = max(p[0] for p in parts)
     r.floor_parts = [p[1] for p in parts]
+    r.floor_basis = _basis(bases)
     r.physically_possible = t >= r.floor_s * (1 - IMPOSSIBLE_TOLERANCE)
     if not r.physically_possible:
         worst = max(parts)[1].split(" ", 1)[0]
         r.impossible_reason = (
-            f"physically impossible: {t * 1e6:.4g} us is below the vendor-peak floor {r.floor_s * 1e6:.4g} us ({worst}); "
-            "the counters or the timer are wrong, or the work was not done"
+            f"physically impossible: {t * 1e6:.4g} us is below the physics floor {r.floor_s * 1e6:.4g} us ({worst}; "
+            f"{r.floor_basis}); the counters or the timer are wrong, or the work was not done"
         )
 
 
-def _peak_name(r: KernelResult) -> str:
-    """'the bf16 peak', or 'the measured bf16 ceiling' (and, past it, why that is possible)."""
-    assert r.peak is not None
-    if not r.peak.label.startswith("measured"):
-        return f"the {r.peak.key} peak"
-    past = r.fraction_of_peak is not None and r.fraction_of_peak > 1 and r.physically_possible is not False
-    return f"the measured {r.peak.key} ceiling" + (" (above a sustained measured rate, below the vendor peak: possible)" if past else "")
+def _basis(bases: set[str]) -> str:
+    """What the floor's rates are, in words."""
+    words = []
+    if "cycle" in bases:
+        words.append("ncu's per-cycle peaks at the highest clocks")
+    vendor = [b for b in ("vendor FLOP/s", "vendor bandwidth") if b in bases]
+    if vendor:
+        flops = (f"FLOP/s +{VENDOR_CLOCK_MARGIN - 1:.0%}: a vendor quotes FLOP/s at one clock, which can be below the "
+                 "highest boost clock") if "vendor FLOP/s" in vendor else ""
+        words.append("vendor peaks" + (f" ({flops})" if flops else ""))
+    return " and ".join(words)
+
+
+def _measured_compute(r: KernelResult) -> str:
+    """With --profile measured: the fraction of the measured ceiling, and what passing it means."""
+    if r.peak is None or not r.peak.measured or r.fraction_of_peak is None:
+        return ""
+    text = f"; {_pct(r.fraction_of_peak)} of the measured {r.peak.key} ceiling ({_rate(r.peak.value, 'FLOP/s')}"
+    if r.fraction_of_peak > 1:
+        return text + "; passing it is possible: a measured ceiling is what a benchmark sustained, not a bound)"
+    return text + ")"
+
+
+def _measured_memory(r: KernelResult, ceilings: GpuCeilings | None) -> str:
+    if ceilings is None or not ceilings.measured or r.fraction_of_bw is None or ceilings.mem_bw == ceilings.limit_mem_bw:
+        return ""
+    text = f"; {_pct(r.fraction_of_bw)} of the measured bandwidth ({_rate(ceilings.mem_bw, 'B/s')}"
+    if r.fraction_of_bw > 1:
+        return text + "; passing it is possible: a measured ceiling is what a benchmark sustained, not a bound)"
+    return text + ")"
+
+
+def _at_clock(r: KernelResult) -> str:
+    if r.fraction_at_clock is None or r.kernel.sm_clock_hz is None:
+        return ""
+    return f" ({_pct(r.fraction_at_clock)} of the peak at the {r.kernel.sm_clock_hz / 1e9:.3g} GHz it ran at)"
 
 
 def _sol_bound(sol: dict[str, float]) -> tuple[str, str] | None:
@@ -294,7 +438,17 @@ def _sol_bound(sol: dict[str, float]) -> tuple[str, str] | None:
     return None
 
 
-def _limiter(r: KernelResult, k: Kernel) -> None:
+def _missing_counters(k: Kernel) -> str:
+    """What the export lacks for a roofline, and how its bytes were had when it has them."""
+    if k.dram_bytes is not None and k.flops is None:
+        derived = " (its DRAM bytes are derived: Memory Throughput x Duration)" if "Memory Throughput" in k.bytes_source else ""
+        return f"the export has no FLOP counters for a roofline{derived}"
+    if k.flops is not None and k.dram_bytes is None:
+        return "the export has no DRAM byte counters for a roofline"
+    return "the export has no byte or FLOP counters for a roofline"
+
+
+def _limiter(r: KernelResult, k: Kernel, ceilings: GpuCeilings | None = None) -> None:
     sol = k.sol
     sol_text = ""
     if "sm" in sol or "memory" in sol:
@@ -303,65 +457,74 @@ def _limiter(r: KernelResult, k: Kernel) -> None:
     if k.duration_s is None:
         r.bound, r.bound_reason = "unknown", "no duration in the file"
         return
-    if r.intensity is not None and r.ridge is not None and r.peak is not None and r.achieved_flops is not None:
-        r.side = "compute" if r.intensity >= r.ridge else "memory"
-        attainable = min(r.peak.value, r.intensity * (r.peak.value / r.ridge))
+    measured = ceilings is not None and ceilings.measured
+    vendor_bw = ceilings.limit_mem_bw if ceilings is not None else None
+    at = " (vendor peaks)" if measured else ""
+    if (r.intensity is not None and r.vendor_ridge is not None and r.peak is not None and r.achieved_flops is not None
+            and vendor_bw and min(r.peak.vendor, r.intensity * vendor_bw) > 0):
+        r.side = "compute" if r.intensity >= r.vendor_ridge else "memory"
+        attainable = min(r.peak.vendor, r.intensity * vendor_bw)
         r.roof_fraction = r.achieved_flops / attainable
-        where = f"intensity {r.intensity:.3g} FLOP/B, ridge {r.ridge:.3g}"
+        where = f"intensity {r.intensity:.3g} FLOP/B, ridge {r.vendor_ridge:.3g}{at}"
         if r.roof_fraction >= LIMITER_THRESHOLD:
-            roof = f"{_pct(r.fraction_of_peak or 0)} of {_peak_name(r)}" if r.side == "compute" else \
-                f"{_pct(r.fraction_of_bw or 0)} of DRAM bandwidth"
+            if r.side == "compute":
+                roof = f"{_pct(r.vendor_fraction_of_peak or 0)} of the {r.peak.key} peak{_at_clock(r)}{_measured_compute(r)}"
+            else:
+                roof = f"{_pct(r.vendor_fraction_of_bw or 0)} of DRAM bandwidth{_measured_memory(r, ceilings)}"
             r.bound, r.bound_reason = r.side, f"{where}: {roof}"
             return
         by_sol = _sol_bound(sol) if sol_text else None
         if by_sol is not None:
             r.bound = by_sol[0]
             r.bound_reason = (
-                f"{where}, {_pct(r.roof_fraction)} of the roof at the vendor peak; but ncu's {sol_text} (of the peak at the "
+                f"{where}, {_pct(r.roof_fraction)} of the roof at vendor peaks; but ncu's {sol_text} (of the peak at the "
                 "clock it ran at): " + by_sol[1]
                 + (" (a pipe the FLOP counters do not see, or a lower clock)" if r.bound == "compute" else "")
             )
             return
         r.bound = "latency"
         r.bound_reason = (
-            f"{where}: only {_pct(r.roof_fraction)} of the roof" + (f"; {sol_text}" if sol_text else "")
+            f"{where}: only {_pct(r.roof_fraction)} of the roof at vendor peaks" + (f"; {sol_text}" if sol_text else "")
             + ": neither the pipes nor memory is busy (too few warps or waves, dependencies, launch overhead)"
+            + _measured_compute(r)
         )
         return
     if sol_text:
         by_sol = _sol_bound(sol)
         if by_sol is not None:
             r.bound = by_sol[0]
-            r.bound_reason = f"from ncu's {sol_text}: {by_sol[1]}; the export has no byte or FLOP counters for a roofline"
+            r.bound_reason = f"from ncu's {sol_text}: {by_sol[1]}; {_missing_counters(k)}"
         else:
             r.bound = "latency"
-            r.bound_reason = (f"from ncu's {sol_text}, all below {LIMITER_THRESHOLD:.0%}: latency or occupancy; "
-                              "the export has no byte or FLOP counters for a roofline")
+            r.bound_reason = f"from ncu's {sol_text}, all below {LIMITER_THRESHOLD:.0%}: latency or occupancy; {_missing_counters(k)}"
         return
     # A trace: FLOPs from shapes, no bytes.
-    if r.fraction_of_peak is not None and r.peak is not None:
-        if r.fraction_of_peak >= LIMITER_THRESHOLD:
-            r.bound, r.bound_reason = "compute", f"{_pct(r.fraction_of_peak)} of {_peak_name(r)} (FLOPs from shapes)"
+    if r.vendor_fraction_of_peak is not None and r.peak is not None:
+        fraction = r.vendor_fraction_of_peak
+        if fraction >= LIMITER_THRESHOLD:
+            r.bound, r.bound_reason = "compute", f"{_pct(fraction)} of the {r.peak.key} peak (FLOPs from shapes){_measured_compute(r)}"
             return
-        if r.model_intensity is not None and r.ridge is not None and k.model_bytes and k.duration_s:
+        if r.model_intensity is not None and r.vendor_ridge is not None and k.model_bytes and k.duration_s and vendor_bw:
             least_bw = k.model_bytes / k.duration_s
-            share = least_bw / (r.peak.value / r.ridge)
-            where = f"intensity of the shapes {r.model_intensity:.3g} FLOP/B (inputs and output read once), ridge {r.ridge:.3g}"
-            if r.model_intensity < r.ridge and share >= LIMITER_THRESHOLD:
+            share = least_bw / vendor_bw
+            where = (f"intensity of the shapes {r.model_intensity:.3g} FLOP/B (inputs and output read once), "
+                     f"ridge {r.vendor_ridge:.3g}{at}")
+            if r.model_intensity < r.vendor_ridge and share >= LIMITER_THRESHOLD:
                 r.bound, r.bound_reason = "memory", f"{where}: moves at least {_pct(share)} of DRAM bandwidth"
                 return
             r.bound = "latency"
-            r.bound_reason = (f"{where}: {_pct(r.fraction_of_peak)} of the peak and at least {_pct(share)} of bandwidth; "
-                              "below both roofs: tiles, waves (wave quantization), tails or launch overhead")
+            r.bound_reason = (f"{where}: {_pct(fraction)} of the peak and at least {_pct(share)} of bandwidth; "
+                              "below both roofs: tiles, waves (wave quantization), tails or launch overhead" + _measured_compute(r))
             return
-        r.bound, r.bound_reason = "unknown", f"{_pct(r.fraction_of_peak)} of {_peak_name(r)}; no bytes to place it on the roofline"
+        r.bound, r.bound_reason = ("unknown", f"{_pct(fraction)} of the {r.peak.key} peak{_measured_compute(r)}; "
+                                   "no bytes to place it on the roofline")
         return
     if k.flops is not None and r.peak is None and r.peak_class:
-        r.bound, r.bound_reason = "unknown", f"no vendor peak for {r.peak_class} in the catalog; {k.bytes_source}"
+        r.bound, r.bound_reason = "unknown", f"no vendor peak for {r.peak_class} in the catalog; {_why(k.bytes_source)}"
         return
     r.bound = "unknown"
-    reasons = [s for s in (k.flops_source if k.flops is None else "", k.bytes_source if k.dram_bytes is None else "") if s]
-    if r.ridge is None and k.flops and k.dram_bytes is not None:
+    reasons = [_why(s) for s in (k.flops_source if k.flops is None else "", k.bytes_source if k.dram_bytes is None else "") if s]
+    if ceilings is None and k.flops and k.dram_bytes is not None:
         reasons.append("no GPU chosen (--gpu)")
     r.bound_reason = "; ".join(dict.fromkeys(reasons)) or "no GPU chosen (--gpu)"
 
@@ -392,7 +555,8 @@ def analyze(capture: Capture, gpu: str | None = None, profile: str = "vendor",
     from studytui.profile.names import short_name
 
     ceilings, gpu_note = ceilings_for(capture, gpu, profile, data_dir)
-    results = [analyze_kernel(k, ceilings, short_name(k.name)) for k in capture.kernels]
+    recorded, _how = _detect(capture, data_dir)
+    results = [analyze_kernel(k, ceilings, short_name(k.name), recorded) for k in capture.kernels]
     ranges: dict[tuple[str, ...], RangeResult] = {}
     total = RangeResult("total", 0)
     for r in results:
@@ -404,7 +568,8 @@ def analyze(capture: Capture, gpu: str | None = None, profile: str = "vendor",
             if rng is None:
                 rng = ranges[key] = RangeResult(RANGE_SEPARATOR.join(key), depth)
             _add(rng, r)
-    report = Report(capture, ceilings, gpu_note, results, list(ranges.values()), total)
+    report = Report(capture, ceilings, gpu_note, results, list(ranges.values()), total,
+                    recorded_on=recorded.id if recorded is not None else None)
     report.notes.extend(capture.notes)
     report.warnings.extend(capture.warnings)
     if ceilings is not None:
@@ -434,19 +599,33 @@ def analyze(capture: Capture, gpu: str | None = None, profile: str = "vendor",
     return report
 
 
+CLOCK_NOTE_SHARE = 0.1  # the clock note appears when kernels holding this share of the time ran slow
+
+
 def _clock_note(report: Report) -> None:
-    clocks = sorted(k.sm_clock_hz for k in report.capture.kernels if k.sm_clock_hz)
+    """When kernels holding a tenth of the time or more ran below 90% of the device's highest SM
+    clock: which share of the time, at what clocks. Weighted by time: a few short kernels at full
+    clock must not hide the long GEMMs that ran slow."""
     boost = report.capture.device_clock_hz
-    if not clocks or not boost:
+    timed = [(k.duration_s or 0.0, k.sm_clock_hz) for k in report.capture.kernels if k.sm_clock_hz and k.duration_s]
+    total = sum(t for t, _c in timed)
+    if not boost or total <= 0:
         return
-    median = clocks[len(clocks) // 2]
-    if median < 0.9 * boost:
-        report.notes.append(
-            f"the kernels ran at an SM clock of {median / 1e9:.3g} GHz (median), {median / boost:.0%} of the device's "
-            f"{boost / 1e9:.3g} GHz (Nsight Compute locks clocks to base unless run with --clock-control none; a GPU also "
-            "clocks down for power or heat); vendor peaks assume the top clock, so fractions of the vendor peak read lower "
-            "than the same kernel at full clock"
-        )
+    slow = [(t, c) for t, c in timed if c < 0.9 * boost]
+    share = sum(t for t, _c in slow) / total
+    if share < CLOCK_NOTE_SHARE:
+        return
+    lo, hi = min(c for _t, c in slow), max(c for _t, c in slow)
+    clocks = f"{lo / 1e9:.3g} GHz" if f"{lo / 1e9:.3g}" == f"{hi / 1e9:.3g}" else f"{lo / 1e9:.3g}-{hi / 1e9:.3g} GHz"
+    at_clock = ("; compute-bound kernels show their fraction of the peak at the clock they ran at beside it"
+                if any(r.fraction_at_clock is not None for r in report.kernels) else "")
+    report.notes.append(
+        f"kernels holding {share:.0%} of the time ran at an SM clock of {clocks}, {lo / boost:.0%}-{hi / boost:.0%} of the "
+        f"device's {boost / 1e9:.3g} GHz (Nsight Compute locks clocks to base unless run with --clock-control none; a GPU "
+        "also clocks down for power or heat). A vendor peak is quoted at one clock (Hopper's tensor peaks, for one, at 1.83 GHz, "
+        "its FP32 peak at 1.98 GHz), so their fraction of the vendor peak reads lower than the same kernel at full clock"
+        + at_clock
+    )
 
 
 def is_finite(x: Any) -> bool:

@@ -52,6 +52,15 @@ class Kernel:
     attention_flops: float | None = None  # a trace: the attention part of gemm_flops
     sol: dict[str, float] = field(default_factory=dict)  # speed-of-light %: sm, memory, dram (0..100)
     sm_clock_hz: float | None = None  # the SM clock the kernel ran at (ncu)
+    boost_clock_hz: float | None = None  # ncu: device__attribute_clock_rate, the device's highest SM clock
+    # ncu's own per-cycle peaks of the device (`*.sum.peak_sustained`), per precision class: FLOPs
+    # (integer classes: ops) per SM-clock cycle over the whole GPU, dense work (`_sparsity_off`
+    # where ncu has it) and sparse work; times a clock they bound what a kernel can do.
+    peak_per_cycle: dict[str, float] = field(default_factory=dict)
+    peak_per_cycle_sparse: dict[str, float] = field(default_factory=dict)
+    sparse_classes: set[str] = field(default_factory=set)  # tensor classes with sparse ops counted (_sparsity_on > 0)
+    dram_peak_per_cycle: float | None = None  # ncu: dram__bytes.sum.peak_sustained, bytes per DRAM cycle
+    dram_clock_hz: float | None = None  # the DRAM clock: the higher of the measured and the device attribute
     process_id: str = ""
     process_name: str = ""
     device: str = ""  # the device's name where the file gives it
@@ -96,6 +105,7 @@ class Capture:
     format_label: str  # what a person reads: "Nsight Compute CSV (--page raw)"
     kernels: list[Kernel]
     metric_set: str = ""  # ncu: "counters", "roofline", "speed-of-light only", "durations only"
+    bytes_how: str = ""  # how the DRAM bytes were had when they are not counters ("derived: ..."), for the totals
     devices: list[str] = field(default_factory=list)
     device_clock_hz: float | None = None  # ncu: device__attribute_clock_rate (the boost clock)
     processes: list[tuple[str, str]] = field(default_factory=list)  # (pid, name)

@@ -28,6 +28,7 @@ What a kernel's figures come from, best first (see docs/profiles.md):
 from __future__ import annotations
 
 import csv
+import math
 import re
 from typing import Iterator, TextIO
 
@@ -51,6 +52,22 @@ _TENSOR = re.compile(
 _SASS = re.compile(
     r"^(?P<unit>sm|smsp)__sass_thread_inst_executed_op_(?P<op>[fhd](?:add|mul|fma))_pred_on\.sum(?P<rate>\.per_cycle_elapsed)?$"
 )
+# ncu's per-cycle peaks of the device: tensor-pipe ops per cycle by precision, per instruction kind
+# (op_hgmma, op_hmma...) and sparsity where it splits them; the CUDA cores' FMA instructions per cycle.
+_PEAK_TENSOR = re.compile(
+    r"^sm__ops_path_tensor_(?:op_[a-z0-9]+_)?src_(?P<family>[a-z0-9]+(?:_dst_[a-z0-9]+)?)(?P<sparsity>_sparsity_(?:on|off))?"
+    r"\.sum\.peak_sustained$"
+)
+_PEAK_SASS = re.compile(r"^sm__sass_thread_inst_executed_op_(?P<op>[fhd]fma)_pred_on\.sum\.peak_sustained$")
+# An instruction-level sparse counter (sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32_sparsity_on.sum):
+# above zero, the kernel did sparse tensor work of that precision.
+_OP_SPARSE = re.compile(r"^sm__ops_path_tensor_op_[a-z0-9]+_src_(?P<precision>[a-z0-9]+)(?:_dst_[a-z0-9]+)?_sparsity_on\.sum$")
+# FLOPs of one FMA instruction per thread: FFMA and DFMA 2, HFMA2 4 (a pair of halves).
+FMA_FLOPS = {"ffma": ("fp32", 2.0), "dfma": ("fp64", 2.0), "hfma": ("fp16", 4.0)}
+# Values no export holds: a kernel timed at over a day, or any figure past 1e30 in SI units
+# (bytes, FLOPs, cycles). Refused, naming the metric: they would overflow what is computed from them.
+MAX_SECONDS = 86_400.0
+MAX_SI = 1e30
 # FLOPs per instruction, by Nsight Compute's roofline sections (SpeedOfLight_RooflineChart and
 # SpeedOfLight_HierarchicalHalfRooflineChart of ncu 2025.3.1): the derived__..._x2 / _x4 metrics.
 SASS_WEIGHTS = {
@@ -68,12 +85,14 @@ WANTED_RAW = {
     "gpu__time_duration.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum", "dram__bytes.sum.per_second",
     "sm__cycles_elapsed.avg", "smsp__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second",
     "device__attribute_display_name", "device__attribute_clock_rate", "launch__waves_per_multiprocessor",
+    "dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second", "device__attribute_memory_clock_rate",
     *(name for names in SOL_RAW.values() for name in names),
 }
 
 
 def _wanted(name: str) -> bool:
-    return name in WANTED_RAW or bool(_TENSOR.match(name) and "_op_" not in name) or bool(_SASS.match(name))
+    return (name in WANTED_RAW or bool(_TENSOR.match(name) and "_op_" not in name) or bool(_SASS.match(name))
+            or bool(_PEAK_TENSOR.match(name) or _PEAK_SASS.match(name) or _OP_SPARSE.match(name)))
 
 
 # -- the NVTX columns --------------------------------------------------------------------------
@@ -328,15 +347,26 @@ def _value(metrics: dict[str, tuple[str, str]], metric: str, kind: str, name: st
     if entry is None:
         return None
     unit, text = entry
+    what = metric.replace("\x00", ": ")  # a details-page figure: "section: metric"
     try:
-        return units.si_value(text, unit, kind, metric)
+        value = units.si_value(text, unit, kind, what)
     except ValueError as exc:
         if units.looks_like_other_locale(text):
             raise ProfileError(
-                f"{name}:{line}: {metric} is {text!r}: numbers written with '.' thousands and ',' decimals; "
+                f"{name}:{line}: {what} is {text!r}: numbers written with '.' thousands and ',' decimals; "
                 "export again under an English locale (LC_ALL=C ncu ...)"
             ) from None
         raise ProfileError(f"{name}:{line}: {exc}") from None
+    if value is None:
+        return None
+    shown = f"{text.strip()[:40]!r}" + (f" {unit.strip()}" if unit.strip() else "")
+    if value < 0:
+        raise ProfileError(f"{name}:{line}: {what} is {shown}: negative, and no counter, rate or duration is below zero")
+    if not math.isfinite(value) or value > MAX_SI:
+        raise ProfileError(f"{name}:{line}: {what} is {shown}: past {MAX_SI:.0e} once in SI units, not a figure a GPU produces")
+    if kind == units.TIME and value > MAX_SECONDS:
+        raise ProfileError(f"{name}:{line}: {what} is {shown}: longer than a day, not a kernel's duration")
+    return value
 
 
 def _count(metrics: dict[str, tuple[str, str]], metric: str, name: str, line: int) -> float | None:
@@ -394,14 +424,13 @@ def _fill(kernel: Kernel, raw: dict[str, tuple[str, str]], display: dict[tuple[s
     device = raw.get("device__attribute_display_name")
     if device:
         kernel.device = device[1].strip()
-    rate = raw.get("device__attribute_clock_rate")
-    if rate:
-        try:
-            khz = units.parse_number(rate[1])
-        except ValueError:
-            khz = None
-        if khz:
-            kernel.notes.append(f"device clock {khz * 1e3:.6g} Hz")
+    khz = _count(raw, "device__attribute_clock_rate", name, line)  # kHz, as CUDA's attribute gives it
+    kernel.boost_clock_hz = khz * 1e3 if khz else None
+    dram_clocks = [c for c in (_value(raw, "dram__cycles_elapsed.avg.per_second", units.FREQ, name, line),
+                               1e3 * (_count(raw, "device__attribute_memory_clock_rate", name, line) or 0.0)) if c]
+    kernel.dram_clock_hz = max(dram_clocks) if dram_clocks else None
+    kernel.dram_peak_per_cycle = _value(raw, "dram__bytes.sum.peak_sustained", units.BYTES_PER_CYCLE, name, line) or None
+    _peaks(kernel, raw, name, line)
     waves = _count(raw, "launch__waves_per_multiprocessor", name, line)
     if waves is None and display:
         waves = shown_as("Launch Statistics", "Waves Per SM", units.COUNT)
@@ -429,7 +458,8 @@ def _fill(kernel: Kernel, raw: dict[str, tuple[str, str]], display: dict[tuple[s
         kernel.bytes_source = "unknown: no DRAM byte counters in this export (Nsight Compute's default set has none)"
 
     # FLOPs.
-    tensor, tensor_note = _tensor_flops(raw, cycles_sm, cycles_smsp, name, line)
+    tensor, tensor_note, sparse = _tensor_flops(raw, cycles_sm, cycles_smsp, name, line)
+    kernel.sparse_classes |= sparse
     sass, sass_note = _sass_flops(raw, cycles_sm, cycles_smsp, name, line)
     if tensor is None:
         if sass:
@@ -452,10 +482,45 @@ def _fill(kernel: Kernel, raw: dict[str, tuple[str, str]], display: dict[tuple[s
     kernel.flops_source = "; ".join(p for p in parts if p)
 
 
+def _peaks(kernel: Kernel, raw: dict[str, tuple[str, str]], name: str, line: int) -> None:
+    """The device's per-cycle peaks, per precision class: dense work at the best `_sparsity_off`
+    rate where ncu splits by sparsity (the plain `src_bf16_dst_fp32` peak is the sparse rate), else
+    the plain counter's; sparse work at the best of all. CUDA cores: FMA instructions per cycle x
+    the FLOPs of one (2, or 4 for a pair of halves)."""
+    dense: dict[str, float] = {}
+    plain: dict[str, float] = {}
+    sparse: dict[str, float] = {}
+    for metric in raw:
+        m = _PEAK_TENSOR.match(metric)
+        if m:
+            value = _per_cycle(raw, metric, name, line)
+            if not value:
+                continue
+            cls = "tensor_" + m.group("family").split("_", 1)[0]
+            sparsity = m.group("sparsity") or ""
+            target = dense if sparsity == "_sparsity_off" else plain if sparsity == "" else sparse
+            target[cls] = max(target.get(cls, 0.0), value)
+            continue
+        m = _PEAK_SASS.match(metric)
+        if m:
+            value = _per_cycle(raw, metric, name, line)
+            if value:
+                cls, flops = FMA_FLOPS[m.group("op")]
+                dense[cls] = plain[cls] = value * flops
+            continue
+        m = _OP_SPARSE.match(metric)
+        if m and (_count(raw, metric, name, line) or 0.0) > 0:
+            kernel.sparse_classes.add("tensor_" + m.group("precision"))
+    for cls in set(dense) | set(plain):
+        kernel.peak_per_cycle[cls] = dense.get(cls) or plain[cls]
+    for cls in set(dense) | set(plain) | set(sparse):
+        kernel.peak_per_cycle_sparse[cls] = max(dense.get(cls, 0.0), plain.get(cls, 0.0), sparse.get(cls, 0.0))
+
+
 def _tensor_flops(raw: dict[str, tuple[str, str]], cycles_sm: float | None, cycles_smsp: float | None, name: str,
-                  line: int) -> tuple[dict[str, float] | None, str]:
+                  line: int) -> tuple[dict[str, float] | None, str, set[str]]:
     """Tensor-pipe ops by precision class (one op per multiply and per add, so an op is a FLOP),
-    or None when the export has no tensor-pipe counter."""
+    or None when the export has no tensor-pipe counter; and the classes with sparse ops."""
     found: dict[str, dict[str, dict[str, float]]] = {"sm": {}, "smsp": {}}
     rates: dict[str, dict[str, dict[str, float]]] = {"sm": {}, "smsp": {}}
     for metric in raw:
@@ -476,9 +541,9 @@ def _tensor_flops(raw: dict[str, tuple[str, str]], cycles_sm: float | None, cycl
                 found[unit_name][fam] = {k: v * cycles for k, v in per_cycle.items()}
     chosen = "sm" if found["sm"] else "smsp" if found["smsp"] else None
     if chosen is None:
-        return None, ""
+        return None, "", set()
     by_class: dict[str, float] = {}
-    sparse = False
+    sparse: set[str] = set()
     families = found[chosen]
     for family, variants in families.items():
         precision = family.split("_", 1)[0]
@@ -488,13 +553,14 @@ def _tensor_flops(raw: dict[str, tuple[str, str]], cycles_sm: float | None, cycl
             value = variants[""]
         else:
             value = variants.get("_sparsity_off", 0.0) + variants.get("_sparsity_on", 0.0)
-        sparse = sparse or variants.get("_sparsity_on", 0.0) > 0
         key = f"tensor_{precision}"
+        if variants.get("_sparsity_on", 0.0) > 0:
+            sparse.add(key)
         by_class[key] = by_class.get(key, 0.0) + value
     note = f"tensor pipe: {chosen}__ops_path_tensor_src_* (an op per multiply and per add; MMA-tile padding included)"
     if sparse:
         note += "; sparse tensor ops counted as ncu reports them"
-    return by_class, note
+    return by_class, note, sparse
 
 
 def _sass_flops(raw: dict[str, tuple[str, str]], cycles_sm: float | None, cycles_smsp: float | None, name: str,
@@ -530,23 +596,31 @@ def _summarise(capture: Capture) -> None:
     has_flops = any(k.flops_counted for k in kernels)
     has_sol = any(k.sol for k in kernels)
     rate_based = any("per_second" in k.bytes_source for k in kernels)
+    derived = any(k.bytes_source.startswith(MWA_SECTION) for k in kernels)
     if has_bytes and has_flops:
         capture.metric_set = "roofline sections (rates x duration)" if rate_based else "byte and FLOP counters"
+    elif has_bytes and derived:
+        capture.metric_set = "speed of light; DRAM bytes derived (Memory Throughput x Duration); no FLOP counters"
+    elif has_bytes:
+        capture.metric_set = "DRAM byte counters; no FLOP counters"
     elif has_sol:
         capture.metric_set = "speed-of-light only (no byte or FLOP counters)"
     else:
         capture.metric_set = "no byte, FLOP or speed-of-light metrics"
+    if derived:
+        capture.bytes_how = "derived: Memory Throughput x Duration"
+        capture.notes.append(
+            f"DRAM bytes and GB/s are derived, not counted: the details page's {MWA_SECTION} 'Memory Throughput' (DRAM "
+            "bytes per second, printed to about 4 digits) x the kernel's Duration; the raw page (--page raw) has the counters"
+        )
     processes: dict[tuple[str, str], None] = {}
     devices: dict[str, None] = {}
     for k in kernels:
         processes[(k.process_id, k.process_name)] = None
         if k.device:
             devices[k.device] = None
-        for note in list(k.notes):
-            if note.startswith("device clock "):
-                k.notes.remove(note)
-                if capture.device_clock_hz is None:
-                    capture.device_clock_hz = float(note.split()[2])
+        if capture.device_clock_hz is None and k.boost_clock_hz:
+            capture.device_clock_hz = k.boost_clock_hz
     capture.processes = list(processes)
     capture.devices = list(devices)
     if capture.format == "ncu-details" and not has_flops:

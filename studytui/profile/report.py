@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from studytui.core.filestate import PerFileState
 from studytui.profile.analyze import LIMITER_THRESHOLD, RANGE_SEPARATOR, KernelResult, RangeResult, Report
@@ -88,14 +89,23 @@ def kernel_json(r: KernelResult) -> dict[str, Any]:
         "fraction_of_peak_flops": _num(r.fraction_of_peak),
         "fraction_of_bandwidth": _num(r.fraction_of_bw),
         "ridge_point": _num(r.ridge),
+        "vendor_peak_flops": _num(r.peak.vendor) if r.peak else None,
+        "fraction_of_vendor_peak_flops": _num(r.vendor_fraction_of_peak),
+        "fraction_of_vendor_bandwidth": _num(r.vendor_fraction_of_bw),
+        "vendor_ridge_point": _num(r.vendor_ridge),
+        "peak_flops_at_clock": _num(r.peak_at_clock),
+        "fraction_of_peak_at_clock": _num(r.fraction_at_clock),
         "roof_fraction": _num(r.roof_fraction),
         "bound": r.bound,
         "bound_reason": r.bound_reason,
         "physics_floor_s": _num(r.floor_s),
+        "physics_floor_basis": r.floor_basis or None,
+        "physics_floor_parts": list(r.floor_parts),
         "physically_possible": r.physically_possible,
         "physically_impossible_reason": r.impossible_reason or None,
         "speed_of_light_pct": dict(k.sol),
         "sm_clock_hz": _num(k.sm_clock_hz),
+        "boost_clock_hz": _num(k.boost_clock_hz),
         "waves": _num(k.waves),
         "process_id": k.process_id or None,
         "process_name": k.process_name or None,
@@ -137,11 +147,13 @@ def to_json(report: Report, kernels: bool = True) -> dict[str, Any]:
         "format": c.format,
         "format_label": c.format_label,
         "metric_set": c.metric_set,
+        "dram_bytes_how": c.bytes_how or None,
         "devices": c.devices,
         "processes": [{"pid": pid or None, "name": name or None} for pid, name in c.processes],
         "record_shapes": c.record_shapes,
         "gpu": gpu,
         "gpu_note": report.gpu_note,
+        "recorded_on": report.recorded_on,
         "limiter_threshold": LIMITER_THRESHOLD,
         "range_separator": RANGE_SEPARATOR,
         "total": _range(report.total),
@@ -153,12 +165,13 @@ def to_json(report: Report, kernels: bool = True) -> dict[str, Any]:
     }
 
 
-# -- one kernel for people: the CLI's `--kernel N` and the app's detail pane ---------------------
+# -- figures for people, shared by the command line and the app -----------------------------------
 def time_text(x: float | None) -> str:
     """A duration to 3 digits ('1.37 ms'), '?' when unknown."""
     from studytui.calc.units import format_time
 
-    return "?" if x is None else format_time(x, 3)
+    # Rounded to 3 digits first: 999.6 us is "1 ms", not "1e+03 us".
+    return "?" if x is None or not math.isfinite(x) else format_time(float(f"{x:.3g}"), 3)
 
 
 def si_text(x: float | None, unit: str) -> str:
@@ -166,9 +179,147 @@ def si_text(x: float | None, unit: str) -> str:
     from studytui.calc import units
 
     formats = {"FLOP": units.format_flops, "FLOP/s": units.format_flops_rate, "B": units.format_size, "B/s": units.format_rate}
-    return "?" if x is None else formats[unit](x, 3)
+    # Rounded to 3 digits first: 999.6 GB/s is "1 TB/s", not "1e+03 GB/s".
+    return "?" if x is None or not math.isfinite(x) else formats[unit](float(f"{x:.3g}"), 3)
 
 
+def compact(x: float | None, scale: float = 1.0) -> str:
+    """3 significant digits, thousands separated: '4,830', '1,000' (999.6 rounds up to it), '0.171';
+    never '1e+03'. '?' when unknown."""
+    if x is None or not math.isfinite(x / scale):
+        return "?"
+    v = float(f"{x / scale:.3g}")
+    if 1000 <= abs(v) < 1e9:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def intensity_of(r: KernelResult) -> tuple[float | None, bool]:
+    """(FLOP/B, from the shapes): the counters' intensity, else a trace's FLOPs over the least
+    bytes of the op's shapes, an upper bound (the kernel moved at least those bytes)."""
+    if r.intensity is not None:
+        return r.intensity, False
+    return r.model_intensity, r.model_intensity is not None
+
+
+AT_MOST = "≤"
+AT_MOST_MEANS = ("at most: the shapes' FLOPs over the least bytes they take (inputs and output once); the kernel moved "
+                 "at least those bytes, so its intensity is no higher")
+
+
+def intensity_cell(r: KernelResult) -> str:
+    """'809', '≤1,250' (from a trace's shapes: an upper bound), '?'."""
+    x, from_shapes = intensity_of(r)
+    return (AT_MOST if from_shapes else "") + compact(x)
+
+
+def bound_cell(r: KernelResult) -> str:
+    return r.bound + ("!" if r.physically_possible is False else "")
+
+
+def kernel_cells(r: KernelResult, shown_time: float | None = None) -> dict[str, str]:
+    """One kernel's figures as the tables show them, by column id: index, time, share (of
+    `shown_time`), intensity, flops (TFLOP/s), bw (GB/s), bound. Names are the caller's (each
+    cuts them to its width: `distinct_cuts`)."""
+    share = (r.kernel.duration_s or 0.0) / shown_time if shown_time else None
+    return {
+        "index": str(r.kernel.index),
+        "time": time_text(r.kernel.duration_s),
+        "share": "?" if share is None else (f"{share:.0%}" if share >= 0.01 else "<1%"),
+        "intensity": intensity_cell(r),
+        "flops": compact(r.achieved_flops, 1e12),
+        "bw": compact(r.achieved_bw, 1e9),
+        "bound": bound_cell(r),
+    }
+
+
+def share_parts(time_by_bound: dict[str, float], total: float) -> list[str]:
+    """Every limiter that holds kernel time, largest share first: ['compute 82%', 'memory 14%',
+    'latency 4%'] (below half a percent: '<1%')."""
+    if total <= 0:
+        return []
+    parts = sorted(((v / total, b) for b, v in time_by_bound.items() if v > 0), key=lambda sb: (-sb[0], sb[1]))
+    return [f"{b} {s:.0%}" if s >= 0.005 else f"{b} <1%" for s, b in parts]
+
+
+def share_text(time_by_bound: dict[str, float], total: float) -> str:
+    """The share of the time by limiter, every class: 'compute 82%, memory 14%, latency 4%'."""
+    return ", ".join(share_parts(time_by_bound, total)) or "no kernel time"
+
+
+def partial(value: float, unknown: int, count: int, unit: str) -> str:
+    """A sum over kernels: '?' when none is known, '≥ X' when some are not."""
+    if unknown >= count:
+        return "?"
+    return ("≥" if unknown else "") + si_text(value, unit)
+
+
+_ESCAPED = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8})")  # what core.text.one_line writes
+
+
+def middle_cut(text: str, width: int, head: int | None = None) -> str:
+    """`text` in at most `width` characters, its middle replaced by '…' (`head`: characters kept
+    in front). An escaped control character ('\\x1b', '\\u202e') is kept whole or left out, never
+    cut into something that reads as other text."""
+    if len(text) <= width:
+        return text
+    keep = max(0, width - 1)
+    head = (keep + 1) // 2 if head is None else head
+    tail = len(text) - (keep - head)
+    for m in _ESCAPED.finditer(text):
+        if m.start() < head < m.end():
+            head = m.start()
+        if m.start() < tail < m.end():
+            tail = m.end()
+    return text[:head] + "…" + text[tail:]
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def distinct_cuts(names: Iterable[str], width: int) -> dict[str, str]:
+    """Each name cut to `width` in the middle, no two distinct names to the same text. Where the
+    even cut of a name would read like another's, the cut keeps the part where they differ (the
+    name from its first differing character on, after as much of the start as fits), else moves
+    along the name until it differs. A name that cannot be told apart in `width` characters keeps
+    its whole text (the caller folds it)."""
+    unique = sorted(set(names))
+    out = {n: n for n in unique if len(n) <= width}
+    long = [n for n in unique if len(n) > width]
+    keep = max(0, width - 1)
+    balanced = (keep + 1) // 2
+    even = {n: middle_cut(n, width) for n in long}
+    group: dict[str, list[str]] = {}
+    for n in unique:
+        group.setdefault(even.get(n, n), []).append(n)
+    taken = set(out)
+    for name in long:
+        others = [o for o in group[even[name]] if o != name]
+        heads: list[int] = []
+        if others:  # the even cut is another's too: show where this name differs from them
+            first_difference = max(_common(name, o) for o in others)
+            heads.append(keep - (len(name) - first_difference))
+        heads += sorted(range(keep + 1), key=lambda h: (abs(h - balanced), -h))
+        chosen = name
+        for head in heads:
+            if not 0 <= head <= keep:
+                continue
+            cut = middle_cut(name, width, head)
+            if cut not in taken and (head != balanced or not others):
+                chosen = cut
+                break
+        out[name] = chosen
+        taken.add(chosen)
+    return out
+
+
+# -- one kernel for people: the CLI's `--kernel N` and the app's detail pane ---------------------
 def kernel_rows(report: Report, index: int) -> list[tuple[str, str]]:
     """(label, value) for everything about kernel `index`: the rows `studytui profile FILE --kernel
     N` prints and the app's detail pane shows. Values are the file's text as it is (names,
@@ -196,25 +347,46 @@ def kernel_rows(report: Report, index: int) -> list[tuple[str, str]]:
         rows.append(("least bytes of the shapes", si_text(k.model_bytes, "B")))
     by_class = ", ".join(f"{c} {si_text(v, 'FLOP')}" for c, v in sorted(k.flops_by_class.items(), key=lambda kv: -kv[1]) if v > 0)
     rows.append(("FLOPs", f"{si_text(k.flops, 'FLOP')}" + (f" = {by_class}" if by_class else "") + f" ({k.flops_source})"))
+    x, from_shapes = intensity_of(r)
     rows += [
-        ("intensity", "?" if r.intensity is None else f"{r.intensity:.4g} FLOP/B"),
-        ("achieved", f"{si_text(r.achieved_flops, 'FLOP/s')}, {si_text(r.achieved_bw, 'B/s')}"),
+        ("intensity", "?" if x is None else f"{AT_MOST}{compact(x)} FLOP/B, {AT_MOST_MEANS}" if from_shapes else f"{x:.4g} FLOP/B"),
+        ("achieved", f"{si_text(r.achieved_flops, 'FLOP/s')}, {si_text(r.achieved_bw, 'B/s')}"
+         + (f" ({report.capture.bytes_how})" if report.capture.bytes_how and r.achieved_bw is not None else "")),
     ]
     if r.peak is not None:
-        rows.append(("of the peak", f"{r.fraction_of_peak:.1%} of {r.peak.key} {si_text(r.peak.value, 'FLOP/s')} ({r.peak.label})"
-                     if r.fraction_of_peak is not None else "?"))
-    if r.fraction_of_bw is not None and report.ceilings is not None:
-        rows.append(("of bandwidth", f"{r.fraction_of_bw:.1%} of {si_text(report.ceilings.mem_bw, 'B/s')} ({report.ceilings.mem_label})"))
+        if r.fraction_of_peak is None:
+            rows.append(("of the peak", "?"))
+        elif r.peak.measured:
+            past = ("; above it, which is possible: a measured ceiling is what a benchmark sustained, not a bound"
+                    if r.fraction_of_peak > 1 else "")
+            rows.append(("of the peak", f"{r.fraction_of_peak:.1%} of the measured {r.peak.key} ceiling "
+                                        f"{si_text(r.peak.value, 'FLOP/s')} ({r.peak.label}){past}"))
+            if r.vendor_fraction_of_peak is not None:
+                rows.append(("of the vendor peak", f"{r.vendor_fraction_of_peak:.1%} of {r.peak.key} "
+                                                   f"{si_text(r.peak.vendor, 'FLOP/s')} (the roof the limiter is decided against)"))
+        else:
+            rows.append(("of the peak", f"{r.fraction_of_peak:.1%} of {r.peak.key} {si_text(r.peak.value, 'FLOP/s')} ({r.peak.label})"))
+    if r.fraction_at_clock is not None and r.peak_at_clock is not None and k.sm_clock_hz:
+        per_cycle = k.peak_per_cycle.get(r.peak_class or "", 0.0)
+        rows.append(("at its clock", f"{r.fraction_at_clock:.1%} of {si_text(r.peak_at_clock, 'FLOP/s')} (ncu's per-cycle peak "
+                                     f"{per_cycle:,.0f} x the {k.sm_clock_hz / 1e9:.3g} GHz SM clock it ran at)"))
+    ce = report.ceilings
+    if r.fraction_of_bw is not None and ce is not None:
+        past = ("; above it, which is possible: a measured ceiling is what a benchmark sustained, not a bound"
+                if ce.measured and r.fraction_of_bw > 1 else "")
+        rows.append(("of bandwidth", f"{r.fraction_of_bw:.1%} of {si_text(ce.mem_bw, 'B/s')} ({ce.mem_label}){past}"))
     if r.ridge is not None:
-        rows.append(("ridge point", f"{r.ridge:.4g} FLOP/B"))
+        measured_ridge = r.peak is not None and r.peak.measured and r.vendor_ridge is not None
+        rows.append(("ridge point", f"{r.ridge:.4g} FLOP/B" + (f" (measured; vendor {r.vendor_ridge:.4g})" if measured_ridge else "")))
     if k.sol:
         rows.append(("speed of light", ", ".join(f"{key} {v:.1f}%" for key, v in k.sol.items())))
     if k.sm_clock_hz:
-        rows.append(("SM clock", f"{k.sm_clock_hz / 1e9:.3g} GHz"))
-    rows.append(("bound", f"{r.bound}: {r.bound_reason}"))
+        rows.append(("SM clock", f"{k.sm_clock_hz / 1e9:.3g} GHz" + (f" of {k.boost_clock_hz / 1e9:.3g} GHz" if k.boost_clock_hz else "")))
+    reason = r.bound_reason
+    rows.append(("bound", f"{r.bound}: {reason.removeprefix(r.bound + ': ')}"))
     if r.floor_s is not None:
         verdict = "possible" if r.physically_possible else "PHYSICALLY IMPOSSIBLE"
-        rows.append(("physics floor", f"{time_text(r.floor_s)} at vendor peaks ({'; '.join(r.floor_parts)}): {verdict}"))
+        rows.append(("physics floor", f"{time_text(r.floor_s)} at {r.floor_basis} ({'; '.join(r.floor_parts)}): {verdict}"))
     for note in k.notes:
         rows.append(("note", note))
     for rule in k.rules[:6]:
@@ -278,9 +450,10 @@ def ridge_side(r: KernelResult) -> str:
     if r.side:
         return r.side
     intensity = r.intensity if r.intensity is not None else r.model_intensity
-    if intensity is None or r.ridge is None:
+    ridge = r.vendor_ridge if r.vendor_ridge is not None else r.ridge
+    if intensity is None or ridge is None:
         return "unknown"
-    return "compute" if intensity >= r.ridge else "memory"
+    return "compute" if intensity >= ridge else "memory"
 
 
 def _strings(value: Any) -> tuple[str, ...] | None:

@@ -24,6 +24,7 @@ only a few fields of kernels, ops and annotations are kept.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
@@ -42,6 +43,10 @@ GPU_ANNOTATION_CATEGORIES = {"gpu_user_annotation"}
 RUNTIME_CATEGORIES = {"cuda_runtime", "cuda_driver", "runtime"}
 OTHER_GPU_CATEGORIES = {"gpu_memcpy", "gpu_memset"}
 WS = " \t\r\n"
+# Times no profiler writes: "ts" and "dur" are microseconds, and an event of the categories read
+# here lasts less than a day; a timestamp is at most microseconds since 1970 and then some.
+MAX_DURATION_US = 86_400e6
+MAX_TIMESTAMP_US = 1e17
 
 
 class _Stream:
@@ -97,7 +102,10 @@ class _Stream:
         while True:
             try:
                 obj, end = self.decoder.raw_decode(self.buf, self.pos)
-            except json.JSONDecodeError as exc:
+            except ValueError as exc:
+                if not isinstance(exc, json.JSONDecodeError):  # an integer of more than 4,300 digits
+                    raise ProfileError(f"{self.name}: a number too long to read (over 4,300 digits) after character "
+                                       f"{self.where():,}; not a profiler trace") from None
                 if len(self.buf) - self.pos > limit:
                     raise ProfileError(f"{self.name}: {what} larger than {limit >> 20} MiB at character {self.where():,}; not a "
                                        "profiler trace") from None
@@ -209,15 +217,35 @@ class _Collected:
     runtime_ext: dict[Any, Any] = field(default_factory=dict)  # correlation -> External id
     other_time_us: float = 0.0
     other_events: int = 0
+    negative: int = 0  # events with a negative duration, left out
     events: int = 0
     complete_events: int = 0
 
 
 def _number(value: Any) -> float | None:
+    """A JSON number as a float (an integer too large for one: infinity, refused by the caller);
+    None for anything that is not a number."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    value = float(value)
-    return value if value == value and abs(value) != float("inf") else None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _implausible(ts: float, dur: float) -> str:
+    """Why an event's times are not times a profiler writes, or ""."""
+    if not math.isfinite(dur):
+        return "dur is a number too large for any duration"
+    if dur > MAX_DURATION_US:
+        return f"dur {dur:.4g} us is longer than a day"
+    if not math.isfinite(ts) or abs(ts) > MAX_TIMESTAMP_US:
+        return "ts is a number too large for a time" if not math.isfinite(ts) else f"ts {ts:.4g} us is not a time a profiler writes"
+    return ""
+
+
+READ_CATEGORIES = (KERNEL_CATEGORIES | OP_CATEGORIES | ANNOTATION_CATEGORIES | GPU_ANNOTATION_CATEGORIES | RUNTIME_CATEGORIES
+                   | OTHER_GPU_CATEGORIES)
 
 
 def _key(value: Any) -> Any:
@@ -237,7 +265,16 @@ def _collect(events: Iterator[Any], name: str) -> _Collected:
         c.complete_events += 1
         cat = str(event.get("cat", "")).lower()
         ts, dur = _number(event.get("ts")), _number(event.get("dur"))
-        if ts is None or dur is None or dur < 0:
+        if ts is None or dur is None or cat not in READ_CATEGORIES:
+            continue
+        why = _implausible(ts, dur)
+        if why:
+            from studytui.core.text import one_line
+
+            label = one_line(str(event.get("name", "")))[:60]
+            raise ProfileError(f"{name}: event {c.events:,} ({cat} '{label}'): {why}; not a profiler trace's times")
+        if dur < 0:
+            c.negative += 1  # left out, and said so
             continue
         args = event.get("args")
         args = args if isinstance(args, dict) else {}
@@ -427,6 +464,10 @@ def read_trace(opened_text: TextIO, name: str, path: str) -> Capture:
         if k.flops_owner is not None:
             k.flops_owner = remap[k.flops_owner]
             k.flops_source = f"counted on kernel #{k.flops_owner} ({k.op}): one op's FLOPs are counted once"
+    if collected.negative:
+        events = f"{collected.negative:,} event{'s' if collected.negative != 1 else ''}"
+        capture.warnings.append(f"{events} with a negative duration (dur < 0) left out: a broken "
+                                "clock or a damaged trace; kernels and ranges may be missing")
     capture.other_gpu_time_s = collected.other_time_us * 1e-6
     capture.other_gpu_events = collected.other_events
     capture.metric_set = "durations, with FLOPs from shapes" if capture.record_shapes else "durations only (recorded without shapes)"

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 # What a quantity is, for checking a unit against the metric it belongs to.
 TIME, BYTES, RATE, FREQ, PERCENT, COUNT, PER_CYCLE = "time", "bytes", "bytes/s", "frequency", "percent", "count", "count per cycle"
+BYTES_PER_CYCLE = "bytes per cycle"  # dram__bytes.sum.peak_sustained: "Kbyte/cycle"
 
 _TIME = {
     "s": 1.0, "sec": 1.0, "second": 1.0, "ms": 1e-3, "msec": 1e-3, "msecond": 1e-3,
@@ -65,6 +66,10 @@ def unit_scale(unit: str) -> tuple[str, float]:
             if top == "cycle":
                 return FREQ, 1.0 / _TIME[bottom]
         if bottom == "cycle":
+            m = _BYTE.match(top)
+            if m:
+                prefix = m.group(1)
+                return BYTES_PER_CYCLE, _BINARY[prefix] if prefix in _BINARY else _DECIMAL[prefix]
             m = _COUNT.match(top)
             if m or top == "":
                 return PER_CYCLE, _DECIMAL[m.group(1)] if m else 1.0

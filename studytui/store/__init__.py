@@ -1,4 +1,4 @@
-"""The local progress store (SQLite). See `store.py` for the durability rules.
+"""The local progress store (SQLite). See `connection.py` for the durability rules.
 
     from studytui.store import open_store
     from studytui.study.flow import alias_map, next_entry, progress_summary
@@ -19,8 +19,9 @@ import os
 from pathlib import Path
 
 from studytui.core.errors import StoreError
+from studytui.store.connection import DB_NAME
 from studytui.store.model import STATES, EntryProgress, ImportReport, NoteVersion
-from studytui.store.store import DB_NAME, Store
+from studytui.store.store import Store
 
 __all__ = ["DB_NAME", "STATES", "EntryProgress", "ImportReport", "NoteVersion", "Store", "StoreError", "open_store", "db_path"]
 

@@ -464,6 +464,15 @@ class ReviewLoad(NamedTuple):
     by_day: Mapping[date, tuple[str, ...]]
     review_s: float
     due_today: tuple[tuple[str, datetime], ...]  # (problem id, due time) due by the end of today
+    # Those of `due_today` due at `now` by the definition `studytui practice due` and the app's
+    # practice screen use (studytui.practice.schedule.due): the reviews they offer now.
+    due_now: tuple[tuple[str, datetime], ...] = ()
+
+    @property
+    def later_today(self) -> tuple[tuple[str, datetime], ...]:
+        """Reviews due later today: part of today's load, not yet offered by `practice due`."""
+        now_ids = {pid for pid, _ in self.due_now}
+        return tuple(item for item in self.due_today if item[0] not in now_ids)
 
     def seconds_through(self, day: date) -> float:
         return self.review_s * sum(len(v) for d, v in self.by_day.items() if d <= day)
@@ -495,6 +504,9 @@ def forecast_reviews(
     for a in sorted(usable, key=lambda a: a.at):
         by_problem.setdefault(a.problem_id, []).append(a)
     current = schedule.reviews(usable)
+    # Due now: the one definition practice uses (schedule.due), so the plan never offers a review
+    # that `studytui practice due` and the app's `r` do not.
+    due_now = tuple((r.problem_id, r.due.astimezone(timezone.utc)) for r in schedule.due(current, now))
     by_day: dict[date, list[str]] = {}
     due_today: list[tuple[str, datetime]] = []
     for pid in sorted(current):
@@ -512,7 +524,8 @@ def forecast_reviews(
             following = schedule.reviews(history)[pid].due.astimezone(timezone.utc)
             due = following if following > at else at + timedelta(days=1)
     due_today.sort(key=lambda item: (item[1], item[0]))
-    return ReviewLoad({d: tuple(v) for d, v in sorted(by_day.items())}, review_s, tuple(due_today))
+    due_now = tuple(sorted(due_now, key=lambda item: (item[1], item[0])))
+    return ReviewLoad({d: tuple(v) for d, v in sorted(by_day.items())}, review_s, tuple(due_today), due_now)
 
 
 # -- pace and finish --------------------------------------------------------------------------
@@ -640,11 +653,12 @@ class Today(NamedTuple):
     date: date
     share_s: float | None  # None: no pace to share out
     studied_s: float
-    reviews: tuple[tuple[str, datetime], ...]
-    reviews_s: float
+    reviews: tuple[tuple[str, datetime], ...]  # due now: what `studytui practice due` and `r` offer
+    reviews_s: float  # the time of every review due today: those due now and those due later today
     left_s: float | None
     entries: tuple[TodayEntry, ...]
     next_up: Estimate | None = None  # the first entry in study order, whether it fits or not
+    later: tuple[tuple[str, datetime], ...] = ()  # due later today (practice offers each from its time)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -652,6 +666,7 @@ class Today(NamedTuple):
             "share_s": None if self.share_s is None else round(self.share_s),
             "studied_s": round(self.studied_s),
             "reviews": [{"problem_id": pid, "due": _iso(due)} for pid, due in self.reviews],
+            "later_reviews": [{"problem_id": pid, "due": _iso(due)} for pid, due in self.later],
             "reviews_s": round(self.reviews_s),
             "left_s": None if self.left_s is None else round(self.left_s),
             "entries": [e.to_dict() for e in self.entries],
@@ -675,10 +690,11 @@ def plan_today(
     """The next entries that fit what is left of today's share once today's reviews are done;
     the first one always, even when it takes more than one day."""
     reviews_s = reviews.review_s * len(reviews.due_today)
+    now_due, later = reviews.due_now, reviews.later_today
     next_up = ordered[0] if ordered else None
     if pace is None or pace.seconds_per_day <= 0:
         first = tuple(TodayEntry(e, False) for e in ordered[:1])
-        return Today(today, None, studied_s, reviews.due_today, reviews_s, None, first, next_up)
+        return Today(today, None, studied_s, now_due, reviews_s, None, first, next_up, later)
     left = max(0.0, pace.seconds_per_day - studied_s - reviews_s)
     chosen: list[TodayEntry] = []
     budget = left
@@ -691,7 +707,7 @@ def plan_today(
             break
         else:
             break
-    return Today(today, pace.seconds_per_day, studied_s, reviews.due_today, reviews_s, left, tuple(chosen), next_up)
+    return Today(today, pace.seconds_per_day, studied_s, now_due, reviews_s, left, tuple(chosen), next_up, later)
 
 
 # -- activity and streaks -----------------------------------------------------------------------
@@ -853,6 +869,7 @@ class Plan(NamedTuple):
             "reviews": {
                 "review_s": round(self.reviews.review_s),
                 "due_today": len(self.reviews.due_today),
+                "due_now": len(self.reviews.due_now),
                 "before_finish": self.reviews_before_finish,
                 "seconds_before_finish": round(self.reviews_before_finish * self.reviews.review_s),
             },
@@ -955,9 +972,13 @@ def build_plan(
             else f"no study time in the last {PACE_WINDOW_DAYS} days: give --hours-per-week H or --by DATE for a finish date"
         )
     elif pace.source == "by" and not pace.feasible:
-        finish_note = (
-            f"finishing by {by} would need {pace.seconds_per_week / 3600:,.0f} h a week, more than the 168 h a week has"
-        )
+        if by is not None and (by - today).days + 1 < 7:  # a goal days away: the hours a day it needs, not a week it does not have
+            finish_note = (f"finishing by {by} would need {duration_text(pace.daily_capacity_s)} a day, "
+                           "more than the 24 h a day has")
+        else:
+            finish_note = (
+                f"finishing by {by} would need {pace.seconds_per_week / 3600:,.0f} h a week, more than the 168 h a week has"
+            )
     else:
         offset = finish_offset(entries_s, reviews, today, pace.daily_capacity_s, horizon_days)
         while offset is None and by is None and horizon_days < HORIZON_DAYS and pace.daily_capacity_s > 0:
@@ -1053,6 +1074,43 @@ def parse_by(text: str, today: date) -> date:
 
 
 # -- words --------------------------------------------------------------------------------------------
+
+
+def pace_text(pace: Pace, today: date) -> str:
+    """The pace in words, the same in `studytui plan` and the app's Today view: '45 min a study
+    day, 5 study days a week = 3 h 45 min a week (your last 56 days, 40 study days)'. A goal less
+    than a week away is put as the time a day it needs on each day left (a week of it would be
+    hours that are not there)."""
+    from studytui.core.text import plural
+
+    d = duration_text
+    if pace.source == "by" and pace.by is not None and (pace.by - today).days + 1 < 7:
+        left = (pace.by - today).days + 1
+        need = pace.daily_capacity_s
+        if left == 1:
+            return f"{d(need)} today: what finishing today ({pace.by}) needs"
+        return (f"{d(need)} a day on each of the {left} days to {pace.by}, today included: "
+                f"what finishing by then needs ({d(need * left)} in all)")
+    per_week = round(pace.active_days_per_week, 1)
+    days = plural(int(per_week), "study day") if per_week == int(per_week) else f"{per_week:g} study days"
+    where = {
+        "history": f"your last {pace.window_days} days, {plural(pace.active_days, 'study day')}",
+        "hours-per-week": "the weekly budget you gave",
+        "by": f"what finishing by {pace.by} needs",
+    }[pace.source]
+    assumed = "; study days assumed" if pace.assumed_days else ""
+    return f"{d(pace.seconds_per_day)} a study day, {days} a week = {d(pace.seconds_per_week)} a week ({where}{assumed})"
+
+
+def clock_text(moment: datetime, tz: tzinfo) -> str:
+    """A time of day on the learner's clock: '14:05'."""
+    return f"{moment.astimezone(tz):%H:%M}"
+
+
+def later_text(later: Sequence[tuple[str, datetime]], tz: tzinfo, limit: int = 3) -> str:
+    """Reviews due later today, each with its time: 'sh-roofline-bound at 14:05, ...'."""
+    shown = ", ".join(f"{pid} at {clock_text(due, tz)}" for pid, due in later[:limit])
+    return shown + (", ..." if len(later) > limit else "")
 
 
 def duration_text(seconds: float) -> str:

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from studytui.guide.model import Entry
 
 ENTRY_HITS = 20
+# What "Continue:" offers, in the words of the README: the entry `studytui next` shows.
+CONTINUE_HELP = "The first pending entry after the one you last marked or opened ('studytui next')"
 
 
 class StudyCommands(Provider):
@@ -39,7 +41,7 @@ class StudyCommands(Provider):
         # a `/` jump left the cursor: the same entry `studytui next` shows.
         upcoming = app.session.continue_entry()
         if upcoming is not None:
-            yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), "The first pending entry from where you are")
+            yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), CONTINUE_HELP)
         for section in app.guide.sections:
             count = len(section.entries)
             yield (f"Section: {section.title}", partial(app.jump_to_section, section), f"{count} entr{'y' if count == 1 else 'ies'}")

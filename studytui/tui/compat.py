@@ -82,3 +82,44 @@ def set_pilot_idle_slice(seconds: float) -> None:
 
     wait.SLEEP_GRANULARITY = seconds
     wait.SLEEP_IDLE = seconds / 20  # the same share of the slice as Textual's own
+
+
+def skip_headless_frames() -> None:
+    """Tests: a headless app (Pilot) renders every frame and throws it away (`App._display` writes
+    nothing without a terminal); that rendering was a third of the app tests' CPU. After this call
+    a headless top screen only forgets what was dirty. What a test reads is rendered when it reads
+    it (`screen_lines`, snapshots, screenshots render the whole screen); real-terminal tests (tmux)
+    and the app itself are untouched."""
+    from textual.screen import Screen
+
+    original = Screen._compositor_refresh
+    if getattr(original, "_studytui_skips_headless", False):
+        return
+
+    def refresh(self: Screen[Any]) -> None:
+        app = self.app
+        if app.is_headless and not app.is_inline and self is app.screen:
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+            app._update_mouse_over(self)
+            return
+        original(self)
+
+    refresh._studytui_skips_headless = True  # type: ignore[attr-defined]
+    Screen._compositor_refresh = refresh  # type: ignore[method-assign]
+
+    # A mouse event finds its widget by reading the rendered line under the pointer
+    # (Compositor.get_widget_and_offset_at calls render_line), which some widgets (Tree) can only
+    # do after one render of theirs: render the screen once before the pilot moves the mouse, as a
+    # terminal would have shown it.
+    from textual.pilot import Pilot
+
+    post_mouse = Pilot._post_mouse_events
+
+    async def post_mouse_events(self: Pilot[Any], *args: Any, **kwargs: Any) -> Any:
+        app = self.app
+        if app.is_headless:
+            list(app.screen._compositor.render_strips())
+        return await post_mouse(self, *args, **kwargs)
+
+    Pilot._post_mouse_events = post_mouse_events  # type: ignore[method-assign]

@@ -10,6 +10,7 @@ import re
 
 from studytui.core.state import State, glyph_of
 from studytui.core.text import BIDI_CONTROLS, escaped
+from studytui.core.text import percent as _percent
 
 # One glyph and one word per state (from studytui.core.state.State): never colour alone.
 STATE_GLYPHS = {s.value: s.glyph for s in State}
@@ -54,7 +55,8 @@ def fraction_bar(done: int, total: int, width: int = 8) -> str:
 
 
 def percent(done: int, total: int) -> str:
-    return f"{(100 * done // total) if total else 0}%"
+    """The share as `studytui progress` prints it (studytui.core.text.percent: one rule)."""
+    return _percent(done, total)
 
 
 def parse_day(value: str | None) -> _dt.date | None:

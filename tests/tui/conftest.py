@@ -19,6 +19,8 @@ from .support import DESKTOP_ENV, TODAY, build_guide
 # and pause waits at least one slice, and that waiting was a third of the app tests' time. Tests
 # that need a state wait for it (support.wait_until), not for idleness.
 compat.set_pilot_idle_slice(0.01)
+# Headless frames nobody reads are not rendered; what a test reads is rendered when read.
+compat.skip_headless_frames()
 
 
 @pytest.fixture

@@ -324,14 +324,6 @@ async def test_a_try_it_link_opens_its_calculator_with_its_inputs(make_app):
             assert shown == str(value), f"{entry.id}: {key} shows {shown!r}, link says {value!r}"
 
 
-def test_check_runs_every_try_it_link_of_the_shipped_content():
-    from studytui.core.paths import content_dir
-    from studytui.guide.check import check_content
-
-    report = check_content(content_dir())
-    assert not [p for p in report.problems if "try_it" in p]
-
-
 # --- save to note ---------------------------------------------------------------------------------
 async def test_save_to_note_appends_a_markdown_table(calc_app, store):
     store.set_note("roofline", "My own words first.")

@@ -158,11 +158,11 @@ async def test_status_line_shows_overall_and_section_progress(make_app, store):
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         first_line = screen_text(app).splitlines()[0]
-        assert "2/9 covered (22%), 1 skipped" in first_line
-        assert "Start here: the minimum mental model: 0/3" in first_line
+        assert "2/9 covered (22%): 1 done, 1 skipped" in first_line
+        assert "Start here: the minimum mental model: 0/3 covered" in first_line
         app.jump_to("stream-k")
         await pilot.pause()
-        assert "2. Kernel optimization: 2/4" in screen_text(app).splitlines()[0]
+        assert "2. Kernel optimization: 2/4 covered" in screen_text(app).splitlines()[0]
 
 
 async def test_the_header_keeps_every_count_whole_at_80_columns(make_app):
@@ -180,6 +180,34 @@ async def test_the_header_keeps_every_count_whole_at_80_columns(make_app):
                 app.practice_state = practice
                 text = main.status_text(width)
                 assert len(text) <= width, (width, text)
-                assert text.endswith(": 0/3" if practice is None else "12/61, 3 due"), text
-                assert "Overall" in text and "0/9 " in text and ": 0/3" in text, text
+                assert text.endswith(": 0/3 covered" if practice is None else "12/61, 3 due"), text
+                assert "Overall" in text and "0/9 covered" in text and ": 0/3" in text, text
         app.practice_state = None
+
+
+async def test_the_header_says_covered_in_every_form_with_the_percent_progress_prints(make_app, store):
+    """Review finding: at 80 columns the header went from "1/137 covered (0%), 1 learning" to
+    "Overall 2/137 (1%)" after a skip, and "Start here: 2/9" read as 2 done when 1 was done and 1
+    skipped; and its percent was floored where `studytui progress` rounded. Every form says
+    "covered", the widest names each state, and the percent is studytui.core.text.percent."""
+    from types import SimpleNamespace
+
+    from studytui.core.text import percent
+
+    store.set_state("roofline", "done")
+    store.set_state("cuda-basics", "skipped")
+    store.set_state("volkov-gemm", "learning")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        app.jump_to("roofline")
+        await pilot.pause()
+        assert main.status_text(0).startswith("Overall ▰▰▱▱▱▱▱▱ 2/9 covered (22%): 1 done, 1 skipped, 1 learning")
+        for width in (78, 118):
+            for practice in (None, SimpleNamespace(status_text=lambda: "Practice 12/61, 3 due")):
+                app.practice_state = practice
+                text = main.status_text(width)
+                assert len(text) <= width and text.startswith("Overall") and "2/9 covered (22%)" in text and ": 2/3 covered" in text, text
+        app.practice_state = None
+        assert ", 1 learning" in main.status_text(78)  # room for it without practice
+    assert [percent(n, 137) for n in (0, 1, 4, 136, 137)] == ["0%", "0%", "2%", "99%", "100%"]

@@ -316,3 +316,39 @@ async def test_answer_keys_typed_together_land_in_order_and_enter_grades_what_wa
             await pilot.pause()
         attempts = store.attempts()
         assert [a.answer for a in attempts] == ["7"], attempts
+
+
+async def test_at_80x24_the_question_opens_at_its_start(real_app, store):
+    """Review finding: at 80x24 the right pane opened scrolled to the answer field, the title and
+    the question's start above the fold. It opens at the top (the field still has the focus, and
+    scrolling or typing reaches it), for the first problem and for each next one."""
+    app = real_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.jump_to("roofline-paper")
+        await pilot.pause()
+        await pilot.press("x")
+        assert await _until(pilot, lambda: isinstance(app.screen, PracticeScreen))
+        await pilot.pause()
+        screen = app.screen
+        right = screen.query_one("#practice-right")
+        assert right.max_scroll_y > 0  # the pane is taller than the screen here, so this matters
+        for _ in range(3):
+            assert right.scroll_y == 0 and isinstance(app.focused, Input)
+            title = screen.variant.problem.title
+            assert any(line.strip().startswith(title[:30]) or title[:30] in line for line in _screen_lines(app)), title
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+
+
+async def _until(pilot, condition, tries: int = 100) -> bool:
+    for _ in range(tries):
+        if condition():
+            return True
+        await pilot.pause(0.02)
+    return condition()
+
+
+def _screen_lines(app) -> list[str]:
+    from studytui.tui.compat import screen_lines
+
+    return ["".join(seg.text for seg in line) for line in screen_lines(app)]

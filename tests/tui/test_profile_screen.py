@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,86 @@ async def test_esc_while_reading_stops_and_goes_back(make_app: Any, monkeypatch:
         assert not notifications(app)  # nothing came back to say
 
 
+async def test_an_unexpected_failure_is_a_notice_not_reading_forever(make_app: Any, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"traceEvents":[' + "[" * 200_000)
+    app = profile_app(make_app)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.open_screen(SCREEN_ID, path=str(deep))
+        assert await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and bool(notifications(app)), timeout=30)
+        (notice,) = notifications(app)
+        assert notice.title == "Profile not opened" and "nested too deeply" in notice.message
+    # Whatever a reader raises (a bug, a file nobody expected), the screen says so in a line and closes.
+    for error in (ValueError("bad value"), ZeroDivisionError("division by zero"), OverflowError("too big"), RecursionError()):
+        def broken(path: Any, error: BaseException = error) -> Any:
+            raise error
+
+        monkeypatch.setattr("studytui.profile.load_cached", broken)
+        app = profile_app(make_app)
+        async with app.run_test(size=(100, 30)) as pilot:
+            app.open_screen(SCREEN_ID, path=str(RAW))
+            assert await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and bool(notifications(app)))
+            (notice,) = notifications(app)
+            assert notice.title == "Profile not opened" and "ops-full-raw.csv" in notice.message and "\n" not in notice.message
+            assert type(error).__name__ in notice.message or "nested too deeply" in notice.message
+
+
+async def test_a_warning_is_a_notice(make_app: Any) -> None:
+    app = profile_app(make_app, plugins=WITH_CALCULATORS)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_file(pilot, app, RAW)
+        assert not notifications(app)  # the shipped export has no warnings
+        screen._start(gpu="h100-sxm")
+        assert await wait_until(pilot, lambda: screen.report.ceilings.accelerator.id == "h100-sxm")  # type: ignore[union-attr]
+        warning = next(n for n in notifications(app) if n.title == "Warning")
+        assert "physically impossible" in warning.message
+
+
+async def test_the_open_dialog_hint_wraps(make_app: Any) -> None:
+    app = profile_app(make_app)
+    for size in ((120, 40), (80, 24)):
+        async with app.run_test(size=size) as pilot:
+            await pilot.press(KEY)
+            assert await wait_until(pilot, lambda: isinstance(app.screen, OpenProfileDialog))
+            text = " ".join(screen_text(app).replace("│", " ").split())
+            assert "--page details also works) or a PyTorch profiler trace (.json, .json.gz, recorded with record_shapes=True)." in text
+        app = profile_app(make_app)
+
+
+async def test_no_gpu_is_said_once(make_app: Any) -> None:
+    app = profile_app(make_app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_file(pilot, app, H200 / "ops-full-details.csv")
+        text = screen_text(app)
+        assert "no GPU chosen: the file does not name its GPU; g chooses one" in text and "no GPU: no GPU" not in text
+
+
+def _plot_rows(app: StudyApp) -> list[str]:
+    """The rows inside the roofline's frame."""
+    lines = screen_text(app).splitlines()
+    top = next(i for i, line in enumerate(lines) if "┌" in line)
+    bottom = next(i for i, line in enumerate(lines) if "└" in line)
+    return [line.split("┌")[0] + line[line.index("│") + 1 if "│" in line else 0:].split("│")[0] for line in lines[top + 1:bottom]]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_each_roof_is_drawn_on_the_row_of_its_label(make_app: Any, size: tuple[int, int]) -> None:
+    app = profile_app(make_app)
+    async with app.run_test(size=size) as pilot:
+        await open_file(pilot, app, RAW)
+        await pilot.pause(0.3)
+        rows = _plot_rows(app)
+        labelled = {label: i for i, row in enumerate(rows) for label in ("fp8 1.98P", "bf16 989T", "fp32 67T") if label in row}
+        assert set(labelled) == {"fp8 1.98P", "bf16 989T", "fp32 67T"}, rows
+        for label, i in labelled.items():
+            after = rows[i].split(label, 1)[1]
+            assert "◆─" in after or "◆" in after and "─" in after, (label, rows[i])  # its ridge, then its flat part
+        # Nothing above the highest roof: no line across the top of the plot.
+        first = min(labelled.values())
+        assert all(not re.search("[─⠀-⣿]", row) for row in rows[:first]), rows[:first]
+
+
 # -- the selected kernel ------------------------------------------------------------------------------
 async def test_the_selected_kernels_limiter_and_reading(make_app: Any) -> None:
     app = profile_app(make_app, guide=load_guide(None))
@@ -278,7 +359,8 @@ async def test_the_kernels_numbers_go_to_the_entrys_note(make_app: Any, store: A
         await pilot.pause()
         text = store.get_note(entry.id)
         assert "### Profiled kernel #1 nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_NNT" in text
-        assert "| bound | compute: intensity 809 FLOP/B, ridge 206: 82% of the bf16 peak |" in text
+        assert "| bound | compute: intensity 809 FLOP/B, ridge 206: 82% of the bf16 peak (93% of the peak at the 1.61 GHz it ran at) |" \
+            in text
         assert "| GPU | NVIDIA H200 SXM 141GB (h200-sxm), vendor peaks |" in text
 
 

@@ -74,8 +74,11 @@ async def test_palette_offers_continue_sections_entries_and_glossary(make_app, s
     async with app.run_test() as pilot:
         await pilot.pause()
         provider = StudyCommands(app.screen)
-        titles = [hit.text for hit in [h async for h in provider.discover()]]
+        hits = [h async for h in provider.discover()]
+        titles = [hit.text for hit in hits]
         assert titles[0] == "Continue: CUDA C++ basics"
+        # Review finding: the hint says what it offers, as the README does (not "from where you are").
+        assert hits[0].help == "The first pending entry after the one you last marked or opened ('studytui next')"
         assert "Section: 2. Kernel optimization" in titles
         assert "Glossary: KV cache" in titles and "Glossary" in titles and "Source policy" in titles
         found = [hit.text async for hit in provider.search("flashattention")]
@@ -186,3 +189,24 @@ async def test_help_lists_every_key_and_binding_id(make_app):
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_search_says_where_it_matched_in_the_words_the_command_uses(make_app, capsys, monkeypatch):
+    """Review finding: `/` said "in title, tags, section" (the id left out) where `studytui search`
+    said "matched in title, tags, id" for the same hit. Both print SearchHit.matched now."""
+    from studytui.cli import main
+    from studytui.guide import load_guide
+
+    guide = load_guide()
+    app = make_app(guide=guide)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("slash", *"roofline insightful")
+        await pilot.pause()
+        results = app.screen.query_one("#search-results")
+        first = results.get_option_at_index(0)
+        assert first.id == "roofline-paper"
+        assert str(first.prompt).splitlines()[1].endswith("· matched in title, tags, id")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["search", "roofline", "insightful"]) == 0
+    out = capsys.readouterr().out
+    assert "matched in title, tags, id" in " ".join(out.split())

@@ -12,6 +12,8 @@ import argparse
 import re
 from typing import Any
 
+from studytui.cli.parsing import ChoiceSafeHelp  # option help broken only at spaces and after "|"
+
 # argparse takes '-4e9' or '-1us' for an option (only plain '-4' and '-.5' look numeric to it), so a
 # negative value with an exponent or a unit would fail as "expected one argument". Calculator flags
 # never start with a digit, so anything that does is a value, and the calculator's "must be
@@ -37,7 +39,8 @@ _UNITS_HELP = (
     "precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16); block-scaled storage formats, their scales "
     "counted: nvfp4 (4.5 bits), mxfp8 (8.25), mxfp6 (6.25), mxfp4 (4.25), mxint8 (8.25).\n"
     "\n"
-    "Every GPU figure is a vendor peak, not a measurement; max() times are lower bounds unless MFU/MBU < 1, "
+    "GPU figures are vendor peaks, not measurements, unless --profile gives measured ceilings ('measured': the "
+    "profile 'studytui measure' saved; or a profile FILE); max() times are lower bounds unless MFU/MBU < 1, "
     "and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.\n"
     "\n"
     "--json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); "
@@ -49,7 +52,7 @@ _UNITS_HELP = (
 _HANGING = re.compile(r"^(\s+\S+\s{2,}|[a-z][\w -]{0,18}: )")
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+class _HelpFormatter(ChoiceSafeHelp, argparse.RawDescriptionHelpFormatter):
     """Descriptions and epilogs filled to the terminal's width (argparse's own wrapping is for
     option help only): blank lines separate paragraphs, each line is one item, continuation lines
     hang under its text, and no word is broken."""
@@ -85,7 +88,8 @@ def _preset_ids() -> list[str]:
 def _field_help(spec: Any) -> str:
     text = spec.label
     if spec.help:
-        text += f": {spec.help}"
+        # A calculator's own --help names the presets at its end: not "see this very help".
+        text += ": " + re.sub(r"see 'studytui calc \S+ --help'", "listed under 'model presets' below", spec.help)
     if spec.choices and spec.kind in ("choice", "dtype") and spec.name != "profile":
         text += f" [{'|'.join(spec.choices)}]"
     if spec.default is not None:
@@ -234,20 +238,25 @@ def _run_calc(args: argparse.Namespace) -> int:
 
 
 def _print_result(title: str, result: Any, explain: bool, tables: tuple[Any, ...] = ()) -> None:
-    """The rows, then the calculator's own tables (TextTable), warnings, formulas, assumptions."""
-    from rich.table import Table
+    """The rows, then the calculator's own tables (TextTable), warnings, formulas, assumptions.
 
-    from studytui.cli.output import console
+    Every row, cell, warning, formula and assumption may quote the catalog or the learner's own
+    files (a GPU's name, a model file's id): all of it is printed as text, never markup, with
+    control and bidi characters escaped (`visible`)."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.cli.output import console, visible
 
     out = console()
     moved = tuple(t.replaces for t in tables if t.replaces)
-    table = Table(title=title, show_header=False, title_justify="left", box=None, pad_edge=False)
+    table = Table(title=Text(visible(title)), show_header=False, title_justify="left", box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     for label, value in result.rows:
         if moved and label.startswith(moved):
             continue  # in a table of its own, below
-        table.add_row(label, value)
+        table.add_row(Text(visible(str(label))), Text(visible(str(value))))
     out.print(table)
     for extra in tables:
         _print_table(out, extra)
@@ -270,14 +279,19 @@ def _print_result(title: str, result: Any, explain: bool, tables: tuple[Any, ...
 
 
 def _print_table(out: Any, text_table: Any) -> None:
-    """A calculator's TextTable: bold headers, columns that never wrap."""
+    """A calculator's TextTable: bold headers, columns that never wrap; text, never markup, with
+    control characters escaped (as the rows above it)."""
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=text_table.title, title_justify="left", box=None, pad_edge=False, header_style="bold")
+    from studytui.cli.output import visible
+
+    table = Table(title=Text(visible(text_table.title)), title_justify="left", box=None, pad_edge=False,
+                  header_style="bold")
     for header, right in text_table.columns:
-        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+        table.add_column(Text(visible(header)), justify="right" if right else "left", no_wrap=True)
     for row in text_table.rows:
-        table.add_row(*row)
+        table.add_row(*(Text(visible(str(cell))) for cell in row))
     out.print()
     out.print(table)
 
@@ -514,14 +528,16 @@ def _print_collectives(out: Any, table_by_gpus: dict) -> None:
 
 def _print_measured(acc: Any, measured: dict | None) -> None:
     from rich.table import Table
+    from rich.text import Text
 
-    from studytui.cli.output import console
+    from studytui.cli.output import console, visible
 
     out = console()
     if measured is None:
         out.print("[dim]No measured profile for this accelerator: 'studytui measure' on one writes it.[/]")
         return
-    table = Table(title=f"Vendor peak beside measured: {measured['source']}", title_justify="left", box=None)
+    # The profile is the learner's file: its text is shown as text, control characters escaped.
+    table = Table(title=Text(visible(f"Vendor peak beside measured: {measured['source']}")), title_justify="left", box=None)
     table.add_column("figure", no_wrap=True, style="bold")
     for col in ("unit", "vendor", "measured", "runs min-max", "ratio"):
         table.add_column(col, justify="right", no_wrap=True)
@@ -555,8 +571,7 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
     out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")
     _print_collectives(out, measured.get("collectives") or {})
     for i, run in enumerate(measured.get("evidence") or [], 1):
-        from rich.markup import escape  # the profile file is the user's: its text is not markup
-
-        out.print(f"\n[bold]How it was measured (run {i}, {escape(str(run['date']))})[/]")
+        out.print()
+        out.print(Text(visible(f"How it was measured (run {i}, {run['date']})"), style="bold"))
         for key in ("hardware", "workload", "precision", "baseline", "correctness", "software"):
-            out.print(f"  {key}: {run[key]}", markup=False, highlight=False)
+            out.print(Text(visible(f"  {key}: {run[key]}")), highlight=False)

@@ -301,7 +301,9 @@ def cmd_show(args: argparse.Namespace) -> int:
     if note:
         _status_line(con, "Note:", f"{len(note):,} character{'s' if len(note) != 1 else ''} (studytui note {e.id} prints it as stored)")
         con.print()
-        con.print(Text(for_terminal(note)))  # the learner's text: never markup, never escape sequences
+        # The learner's text: never markup, never escape sequences; ended by one line break, its
+        # own or the one print adds (so the prompt starts on a line of its own, after no blank one).
+        con.print(Text(for_terminal(note.rstrip("\n"))))
     else:
         _status_line(con, "Note:", f"none yet (studytui note {e.id} --text ... adds one)")
     return 0
@@ -393,7 +395,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     # longest title) beside the id, "matched in" and a section column of SEARCH_SECTION_WIDTH;
     # else two-line records, the title first.
     id_width = max(2, *(len(h.entry.id) for h in hits))
-    matched_width = max(10, *(len(", ".join(h.fields[:3])) for h in hits))
+    matched_width = max(10, *(len(h.matched) for h in hits))
     title_width = max(len(h.entry.title) for h in hits)
     room = con.width - (id_width + 2 + matched_width + 2 + 2) - SEARCH_SECTION_WIDTH
     if room >= min(title_width, LIST_TITLE_WIDTH):
@@ -405,7 +407,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         table.add_column("section", style="dim", width=section_column)
         table.add_column("matched in", style="dim", no_wrap=True, width=matched_width)
         for h in hits:
-            table.add_row(h.entry.id, Text(h.entry.title), Text(h.entry.section_title), ", ".join(h.fields[:3]))
+            table.add_row(h.entry.id, Text(h.entry.title), Text(h.entry.section_title), h.matched)
         con.print(table)
     else:
         _search_records(con, hits)
@@ -431,7 +433,7 @@ def _search_records(con: Any, hits: list) -> None:
         entry = Text(h.entry.title)
         entry.append("\n")
         entry.append(h.entry.id, style="cyan")
-        entry.append(f"  {h.entry.section_title} · matched in {', '.join(h.fields[:3])}", style="dim")
+        entry.append(f"  {h.entry.section_title} · matched in {h.matched}", style="dim")
         table.add_row(f"{rank}.", entry)
     con.print(table)
 

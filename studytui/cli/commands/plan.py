@@ -120,7 +120,7 @@ def _print_report(result: Any) -> None:
 
     from studytui.cli.output import console, plural
     from studytui.core.state import glyph_of
-    from studytui.study.plan import SHADE_LEGEND, SHADES, duration_text, heatmap_rows, shade
+    from studytui.study.plan import SHADE_LEGEND, SHADES, duration_text, heatmap_rows, later_text, pace_text, shade
 
     con = console()
     d = duration_text
@@ -141,18 +141,7 @@ def _print_report(result: Any) -> None:
               f"no study time in the last {result.measured_pace.window_days} days",
               first="Pace       ", rest=" " * 11, con=con)
     else:
-        days = f"{pace.active_days_per_week:.1f}".rstrip("0").rstrip(".")
-        where = {
-            "history": f"your last {pace.window_days} days, {plural(pace.active_days, 'study day')}",
-            "hours-per-week": "the weekly budget you gave",
-            "by": f"what finishing by {pace.by} needs",
-        }[pace.source]
-        assumed = "; study days assumed" if pace.assumed_days else ""
-        _wrap(
-            f"{d(pace.seconds_per_day)} a study day, {days} study days a week = {d(pace.seconds_per_week)} a week "
-            f"({where}{assumed})",
-            first="Pace       ", rest=" " * 11, con=con,
-        )
+        _wrap(pace_text(pace, result.today_date), first="Pace       ", rest=" " * 11, con=con)
     if result.reviews_before_finish:
         _wrap(
             f"{plural(result.reviews_before_finish, 'practice review')} forecast before the finish, about "
@@ -173,12 +162,17 @@ def _print_report(result: Any) -> None:
     con.print(Text(f"Today, {today.date:%a %Y-%m-%d}", style="bold"), soft_wrap=True)
     if today.share_s is not None:
         line = f"share {d(today.share_s)}, studied {d(today.studied_s)}"
-        if today.reviews:
-            line += f", {plural(len(today.reviews), 'review')} due ({d(today.reviews_s)})"
+        if today.reviews or today.later:
+            line += f", reviews {d(today.reviews_s)}"
         _wrap(f"{line}: {d(today.left_s or 0)} left", first="  ", con=con)
+    # Due now means what `studytui practice due` offers now (the same rule); the rest of today's
+    # reviews are named with the time practice offers each from.
     if today.reviews:
         ids = ", ".join(pid for pid, _ in today.reviews[:5]) + (", ..." if len(today.reviews) > 5 else "")
-        _wrap(f"reviews due: {ids} ('studytui practice due')", first="  ", con=con)
+        _wrap(f"{plural(len(today.reviews), 'review')} due now: {ids} ('studytui practice due')", first="  ", con=con)
+    if today.later:
+        _wrap(f"{plural(len(today.later), 'review')} due later today: {later_text(today.later, result.tz, 5)} "
+              "('studytui practice due' offers each from its time)", first="  ", con=con)
     if today.entries:
         for item in today.entries:
             e = item.estimate

@@ -52,6 +52,13 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
     p.set_defaults(func=cmd_practice)
 
 
+def _now() -> Any:
+    """The clock (tests replace it), the one `studytui plan` reads too (studytui.core.clock)."""
+    from studytui.core import clock
+
+    return clock.now()
+
+
 def cmd_practice(args: argparse.Namespace) -> int:
     words = list(args.words)
     action = words[0] if words and words[0] in ACTIONS else "list"
@@ -74,7 +81,7 @@ def cmd_practice(args: argparse.Namespace) -> int:
         check_seed(args.seed)  # before opening anything: a bad seed is a usage error, nothing else runs
     guide, store = open_workspace(args.content, args.data_dir)
     with store:
-        practice = Practice(guide, store)
+        practice = Practice(guide, store, now=_now)
         if action == "show":
             return _show(practice, rest[0], args)
         if action == "answer":
@@ -101,28 +108,6 @@ def _json(obj: Any) -> int:
     return 0
 
 
-def _variant_json(variant) -> dict[str, Any]:
-    from studytui.practice import byhand
-    from studytui.practice.given import facts
-
-    p = variant.problem
-    found = facts(variant)
-    out = {
-        "id": p.id, "seed": variant.seed, "title": p.title, "section": p.section_id, "skill": p.skill, "entries": list(p.entries),
-        "question": variant.question, "given": [{"name": f.name, "text": f.text, "value": f.value} for f in found],
-        "kind": p.kind, "unit": p.unit, "tolerance": p.tolerance,
-    }
-    if p.kind == "choice":
-        out["choices"] = list(variant.choices)
-    hand = byhand.evaluate(variant, found)
-    if p.kind == "number":
-        out["by_hand"] = {"expression": hand.expression, "value": hand.value}
-    else:
-        out["by_hand"] = {"expression": hand.expression, "value": hand.choice, "per_choice": hand.per_choice}
-    out["calc"] = variant.calc_call()
-    return out
-
-
 def _given_lines(variant) -> list[str]:
     from studytui.practice.given import facts
 
@@ -131,8 +116,8 @@ def _given_lines(variant) -> list[str]:
 
 def _show(practice, problem_id: str, args) -> int:
     variant = practice.variant(problem_id, args.seed)
-    if args.json:
-        return _json(_variant_json(variant))
+    if args.json:  # the key stays hidden until the variant is answered right or revealed
+        return _json(practice.show_json(problem_id, variant.seed))
     from rich.text import Text
 
     p = variant.problem
@@ -241,6 +226,49 @@ def _reveal(practice, problem_id: str, args) -> int:
     return 0
 
 
+MIN_TITLE = 16  # the narrowest title column beside the id: narrower, the id goes on a line of its own
+
+
+def problem_rows(items: list[tuple[str, str, str, str]], width: int) -> list[Any]:
+    """The list's lines for (mark, id, title, when) rows at `width` cells: an id is never cut (it
+    is what 'practice show ID' takes). Where the longest id, the dates and a title column fit,
+    one column each, the title wrapped in its own column; else each id on a line of its own
+    with its date, and the title under it."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    from studytui.cli.output import wrap_words
+
+    if not items:
+        return []
+    id_w = max(cell_len(pid) for _, pid, _, _ in items)
+    when_w = max(cell_len(when) for *_, when in items)
+    lead = 2 + id_w + 2
+    tail = 2 + when_w if when_w else 0
+    title_w = min(width - lead - tail, max(cell_len(title) for _, _, title, _ in items))
+    out = []
+    for mark, pid, title, when in items:
+        if title_w >= MIN_TITLE or lead + max(cell_len(title) for _, _, title, _ in items) + tail <= width:
+            lines = wrap_words(title, title_w) or [""]
+            first = Text(f"{mark} ") + Text(pid.ljust(id_w), style="cyan") + Text("  " + lines[0])
+            if when:
+                first.append(" " * (title_w - cell_len(lines[0]) + 2))
+                first.append(when, style="dim")
+            out.append(first)
+            out.extend(Text(" " * lead + line) for line in lines[1:])
+        else:
+            head = Text(f"{mark} ") + Text(pid, style="cyan")
+            if when and 2 + cell_len(pid) + 2 + cell_len(when) <= width:
+                head.append("  ")
+                head.append(when, style="dim")
+                when = ""
+            out.append(head)
+            if when:  # beside the id it does not fit: under it
+                out.append(Text("    ") + Text(when, style="dim"))
+            out.extend(Text(line) for line in wrap_words(title, width, first="    "))
+    return out
+
+
 def _skills(problems) -> dict[str, int]:
     from studytui.practice.check import skills
 
@@ -285,6 +313,14 @@ def _due_text(review, now) -> str:
     return f"due {hours:.0f} h ago" if hours >= 1 else "due now"
 
 
+def _local_time(moment) -> str:
+    """A due time on the learner's clock, as `studytui plan` shows it: '2026-12-02 14:05 (Europe/Berlin)'."""
+    from studytui.core.clock import local_zone
+
+    tz, name = local_zone()
+    return f"{moment.astimezone(tz):%Y-%m-%d %H:%M} ({name})"
+
+
 def _due(practice, args) -> int:
     items = practice.due()
     now = practice.now()
@@ -305,7 +341,7 @@ def _due(practice, args) -> int:
 
     con = _console()
     if not items:
-        when = f" Next review: {upcoming[0].due.strftime('%Y-%m-%d %H:%M')} UTC." if upcoming else ""
+        when = f" Next review: {_local_time(upcoming[0].due)}." if upcoming else ""
         from studytui.cli.output import print_parts
 
         print_parts([f"Nothing is due for review.{when}", "New problems: 'studytui practice'."], sep=" ", con=con)
@@ -343,8 +379,9 @@ def _list(practice, section_key: str | None, args) -> int:
             ],
             "skills": _skills([p for _, p, _ in rows]),
         })
-    from rich.table import Table
     from rich.text import Text
+
+    from studytui.cli.output import visible
 
     con = _console()
     if not rows:
@@ -354,17 +391,16 @@ def _list(practice, section_key: str | None, args) -> int:
         m = mastery.get(s.id)
         if m is None:
             continue
-        con.print(Text(s.title, style="bold") + Text(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}), {m.due} due", style="dim"))
-        table = Table(box=None, show_header=False, pad_edge=False)
-        table.add_column("", no_wrap=True, width=1)
-        table.add_column("id", style="cyan", no_wrap=True)
-        table.add_column("title", overflow="ellipsis", no_wrap=True)
-        table.add_column("when", style="dim", no_wrap=True)
+        heading = Text(visible(s.title), style="bold")
+        heading.append(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}), {m.due} due", style="dim")
+        con.print(heading, soft_wrap=True)
+        items = []
         for _, p, r in (row for row in rows if row[0].id == s.id):
             mark = "·" if r is None else ("✓" if r.last_correct else "✗")
             when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
-            table.add_row(mark, p.id, p.title, when)
-        con.print(table)
+            items.append((mark, p.id, visible(p.title), when))
+        for line in problem_rows(items, con.width):
+            con.print(line, soft_wrap=True)
     from studytui.cli.output import print_parts
 
     # The legend and the next command on one line where they fit; else the command on its own line.

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from studytui.core.text import BIDI_CONTROLS
+
 DESCRIPTION = (
     "Put your own kernels beside the roofline. FILE is an Nsight Compute CSV export "
     "(ncu -i REPORT.ncu-rep --csv --page raw > raw.csv; --page details also works) or a PyTorch profiler trace "
@@ -76,7 +78,7 @@ def handle(args: argparse.Namespace) -> int:
 
 # Characters JSON leaves raw that a terminal may act on (DEL, C1 controls, bidi controls); written
 # as \u escapes they decode to the same string, so the JSON stays the file's text exactly.
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")  # the bidi set: studytui.core.text
 
 
 def _json_text(obj: Any, indent: str = "") -> str:
@@ -101,52 +103,9 @@ def _write_report_json(report: Any, head: dict[str, Any]) -> None:
 
 
 # -- people -----------------------------------------------------------------------------------
-def _t(x: float | None) -> str:
-    from studytui.calc.units import format_time
-
-    return "?" if x is None else format_time(x, 3)
-
-
-def _g(x: float | None, scale: float = 1.0) -> str:
-    if x is None:
-        return "?"
-    v = x / scale
-    if 1000 <= abs(v) < 1e9:
-        return f"{float(f'{v:.3g}'):,.0f}"  # 4,830 rather than 4.83e+03
-    return f"{v:.3g}"
-
-
-def _si(x: float | None, unit: str) -> str:
-    from studytui.calc import units
-
-    formats = {"FLOP": units.format_flops, "FLOP/s": units.format_flops_rate, "B": units.format_size, "B/s": units.format_rate}
-    return "?" if x is None else formats[unit](x, 3)
-
-
-def _partial(value: float, unknown: int, count: int, unit: str) -> str:
-    """A sum over kernels: '?' when none is known, '>= X' when some are not."""
-    if unknown >= count:
-        return "?"
-    return ("≥" if unknown else "") + _si(value, unit)
-
-
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width // 2] + "…" + text[len(text) - (width - width // 2 - 1):]
-
-
-def _share(time_by_bound: dict[str, float], total: float) -> str:
-    if total <= 0:
-        return "-"
-    parts = sorted(((v / total, b) for b, v in time_by_bound.items() if v > 0), reverse=True)
-    return ", ".join(f"{b} {s:.0%}" for s, b in parts[:2])
-
-
 def _print_report(report: Any, top: int) -> None:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
     from studytui.cli.output import console, one_line, plural, print_wrapped
+    from studytui.profile.report import partial, share_text, si_text, time_text
 
     con = console()
     c = report.capture
@@ -162,37 +121,25 @@ def _print_report(report: Any, top: int) -> None:
     print_wrapped(f"metrics: {c.metric_set}", first="  ")
     ce = report.ceilings
     if ce is None:
-        print_wrapped(f"GPU: {report.gpu_note}", first="  ")
+        print_wrapped(f"GPU: {report.gpu_note}; give --gpu ID (see 'studytui gpus') to compare with a GPU's ceilings", first="  ")
     else:
         print_wrapped(f"GPU: {ce.label}, {report.gpu_note}", first="  ")
         used = {r.peak.key: r.peak for r in report.kernels if r.peak}
-        figures = [f"{k} {_si(p.value, 'FLOP/s')}" for k, p in sorted(used.items())]
-        kind = "measured profile where it has the figure" if ce.profile != "vendor" else "vendor peaks"
-        print_wrapped(f"ceilings ({kind}): " + ", ".join(figures + [f"DRAM {_si(ce.mem_bw, 'B/s')}"]), first="  ")
+        figures = [f"{k} {si_text(p.value, 'FLOP/s')}" for k, p in sorted(used.items())]
+        kind = ("measured profile where it has the figure: what benchmarks sustained, not bounds; the limiter is decided "
+                "at vendor peaks") if ce.measured else "vendor peaks"
+        print_wrapped(f"ceilings ({kind}): " + ", ".join(figures + [f"DRAM {si_text(ce.mem_bw, 'B/s')}"]), first="  ")
     tot = report.total
+    how = f" ({c.bytes_how})" if c.bytes_how else ""
     print_wrapped(
-        f"total: {_t(tot.duration_s)} of kernel time, GEMM {_partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}, "
-        f"DRAM {_partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}; by limiter: {_share(tot.time_by_bound, tot.duration_s)}",
+        f"total: {time_text(tot.duration_s)} of kernel time, GEMM {partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}, "
+        f"DRAM {partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}{how}; by limiter: "
+        f"{share_text(tot.time_by_bound, tot.duration_s)}",
         first="  ",
     )
-
-    ranges = [r for r in report.ranges]
+    ranges = list(report.ranges)
     if ranges and not (len(ranges) == 1 and ranges[0].name == "(no range)"):
-        rows = [(str(r.kernels), _t(r.duration_s), _partial(r.gemm_flops, r.gemm_unknown, r.kernels, "FLOP"),
-                 _share(r.time_by_bound, r.duration_s)) for r in ranges[:40]]
-        heads = ("kernels", "time", "GEMM", "limiter (time)")
-        fixed = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]
-        names = ["  " * (r.depth - 1) + one_line(r.name.split(" > ")[-1]) for r in ranges[:40]]
-        name_w = max(12, min(max(len(n) for n in names), con.width - sum(fixed) - 3 * 4 - 3))
-        table = Table(title="Ranges", box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
-        table.add_column("range", no_wrap=True, width=name_w)
-        for h, w in zip(heads, fixed):
-            table.add_column(h, justify="left" if h.startswith("limiter") else "right", no_wrap=True, min_width=w)
-        for name, row in zip(names, rows):
-            table.add_row(Text(_cut(name, name_w)), *row)
-        con.print(table)
-        if len(ranges) > 40:
-            con.print(f"... and {len(ranges) - 40} more ranges (--json lists them all)", markup=False)
+        _range_table(con, ranges)
 
     kernels = sorted(report.kernels, key=lambda r: -(r.kernel.duration_s or 0.0))
     shown = kernels if top == 0 else kernels[:top]
@@ -201,7 +148,10 @@ def _print_report(report: Any, top: int) -> None:
         _kernel_table(con, title, shown)
     else:
         _kernel_lines(con, title, shown)
-    print_wrapped("? = not in the file (--json says why); ! = faster than the vendor-peak floor: physically impossible", style="dim")
+    print_wrapped("? = not in the file (--json says why); ! = faster than the physics floor (the hardware's peak rates at "
+                  "its highest clock): physically impossible"
+                  + ("; ≤ = at most: a trace's FLOPs over the least bytes of the op's shapes"
+                     if any(r.intensity is None and r.model_intensity is not None for r in shown) else ""), style="dim")
     print_wrapped("Why, for the longest kernels (studytui profile FILE --kernel N for everything about one):")
     for r in shown[:5]:
         print_wrapped(f"{r.bound}: {one_line(r.bound_reason)}", first=f"  #{r.kernel.index} ", rest="      ")
@@ -211,12 +161,77 @@ def _print_report(report: Any, top: int) -> None:
         print_wrapped(one_line(warning), first="warning: ", rest="  ", style="yellow")
 
 
+MAX_RANGES = 40
+MIN_NAME = 12  # below this a range name folds onto more lines rather than being cut
+
+
+def _range_table(con: Any, ranges: list[Any]) -> None:
+    """The ranges with their kernels, time, GEMM FLOPs and every limiter's share of the time. The
+    names get the room the figures leave (the limiter column wraps); a name still too long is cut
+    in the middle, never to the text of another."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from studytui.cli.output import one_line
+    from studytui.profile.report import distinct_cuts, partial, share_parts, share_text, time_text
+
+    shown = ranges[:MAX_RANGES]
+    rows = [(str(r.kernels), time_text(r.duration_s), partial(r.gemm_flops, r.gemm_unknown, r.kernels, "FLOP")) for r in shown]
+    shares = [share_text(r.time_by_bound, r.duration_s) for r in shown]
+    heads = ("kernels", "time", "GEMM")
+    fixed = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(heads)]
+    names = ["  " * (r.depth - 1) + one_line(r.name.split(" > ")[-1]) for r in shown]
+    room = con.width - sum(fixed) - 3 * 5  # 5 columns: a separator and padding each side, less the outer padding
+    limiter_min = max([len(p) for r in shown for p in share_parts(r.time_by_bound, r.duration_s)] + [len("limiter")])
+    limiter_full = max([len(t) for t in shares] + [len("limiter (time)")])
+    need = max(len(n) for n in names)
+    name_w = min(need, max(MIN_NAME, room - limiter_min))
+    limiter_w = max(limiter_min, min(limiter_full, room - name_w))
+    cut = distinct_cuts(names, name_w) if name_w >= MIN_NAME else {n: n for n in names}
+    table = Table(title="Ranges", box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    table.add_column("range", no_wrap=False, overflow="fold", width=name_w)
+    for h, w in zip(heads, fixed):
+        table.add_column(h, justify="right", no_wrap=True, min_width=w)
+    table.add_column("limiter (time)", no_wrap=False, width=limiter_w)
+    for name, row, r in zip(names, rows, shown):
+        table.add_row(Text(cut[name], overflow="fold"), *row, Text(_packed(share_parts(r.time_by_bound, r.duration_s), limiter_w)))
+    con.print(table)
+    if len(ranges) > MAX_RANGES:
+        con.print(f"... and {len(ranges) - MAX_RANGES} more ranges (--json lists them all)", markup=False)
+
+
+def _packed(parts: list[str], width: int) -> str:
+    """Parts joined by ', ', a line break between two parts (never inside one) where the line
+    would pass `width`."""
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 2 + len(part) + 1 <= width:
+            lines[-1] += ", " + part
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(part)
+    return "\n".join(lines) or "no kernel time"
+
+
 WIDE = 120  # from this width on, one line per kernel; below it, the name on a line of its own
+FIGURES = ("time", "intensity", "flops", "bw", "bound")
 
 
 def _numbers(r: Any) -> list[str]:
-    bound = r.bound + ("!" if r.physically_possible is False else "")
-    return [_t(r.kernel.duration_s), _g(r.intensity), _g(r.achieved_flops, 1e12), _g(r.achieved_bw, 1e9), bound]
+    from studytui.profile.report import kernel_cells
+
+    cells = kernel_cells(r)
+    return [cells[c] for c in FIGURES]
+
+
+def _short_names(shown: list[Any]) -> dict[int, str]:
+    """Each kernel's short name as one line of text (control characters escaped), uncut."""
+    from studytui.cli.output import one_line
+    from studytui.profile.names import short_name
+
+    return {r.kernel.index: one_line(short_name(r.kernel.name, 1 << 16)) for r in shown}
 
 
 def _kernel_table(con: Any, title: str, shown: list[Any]) -> None:
@@ -225,23 +240,26 @@ def _kernel_table(con: Any, title: str, shown: list[Any]) -> None:
     from rich.text import Text
 
     from studytui.cli.output import one_line
-    from studytui.profile.names import short_name
+    from studytui.profile.report import distinct_cuts
 
     rows = [(str(r.kernel.index), *_numbers(r)) for r in shown]
     fixed = [max([len(h)] + [len(row[i]) for row in rows]) for i, h in enumerate(("#", "time", "FLOP/B", "TFLOP/s", "GB/s", "bound"))]
     room = con.width - sum(fixed) - 3 * 7 - 3  # three cells between the 8 columns (padding, rule, padding), the edges
     name_w = min(56, max(16, room * 3 // 5))
     range_w = max(8, room - name_w)
+    names = _short_names(shown)
+    name_cut = distinct_cuts(names.values(), name_w)
+    range_cut = distinct_cuts((one_line(r.range_name) for r in shown), range_w)
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
     table.add_column("#", justify="right", no_wrap=True, min_width=fixed[0])
-    table.add_column("kernel", no_wrap=True, width=name_w)
-    table.add_column("range", no_wrap=True, width=range_w, style="dim")
+    table.add_column("kernel", no_wrap=False, overflow="fold", width=name_w)
+    table.add_column("range", no_wrap=False, overflow="fold", width=range_w, style="dim")
     for label, w in zip(("time", "FLOP/B", "TFLOP/s", "GB/s"), fixed[1:5]):
         table.add_column(label, justify="right", no_wrap=True, min_width=w)
     table.add_column("bound", no_wrap=True, min_width=fixed[5])
     for r, row in zip(shown, rows):
-        table.add_row(row[0], Text(one_line(short_name(r.kernel.name, name_w))), Text(_cut(one_line(r.range_name), range_w)),
-                      *row[1:])
+        table.add_row(row[0], Text(name_cut[names[r.kernel.index]], overflow="fold"),
+                      Text(range_cut[one_line(r.range_name)], overflow="fold"), *row[1:])
     con.print(table)
 
 
@@ -250,28 +268,29 @@ def _kernel_lines(con: Any, title: str, shown: list[Any]) -> None:
     from rich.text import Text
 
     from studytui.cli.output import one_line
-    from studytui.profile.names import short_name
+    from studytui.profile.report import distinct_cuts
 
     width = con.width
     digits = max(1, len(str(max((r.kernel.index for r in shown), default=0))))
     indent = " " * (digits + 3)
     heads = ["time", "FLOP/B", "TFLOP/s", "GB/s", "bound"]
     widths = [9, 10, 9, 9, 9]
+    room = max(16, width - len(indent))
+    names = _short_names(shown)
+    name_cut = distinct_cuts(names.values(), room)
+    range_cut = distinct_cuts((one_line(r.range_name) for r in shown if r.kernel.range), room)
     con.print(Text(title, style="bold"))
     con.print(Text(f"{'#':>{digits + 1}}  kernel (range)"), soft_wrap=True)
     con.print(Text(indent + "".join(f"{h:>{w}}" if i < 4 else f"  {h}" for i, (h, w) in enumerate(zip(heads, widths)))), soft_wrap=True)
     for r in shown:
-        room = max(16, width - len(indent))
-        name = one_line(short_name(r.kernel.name, room))
-        line = Text(f"{r.kernel.index:>{digits + 1}}  {name}")
+        line = Text(f"{r.kernel.index:>{digits + 1}}  {name_cut[names[r.kernel.index]]}")
         if r.kernel.range:
             rng = one_line(r.range_name)
-            left = width - len(line.plain) - 3
-            if left >= 12:
-                line.append("  " + _cut(rng, left), style="dim")
-            else:
+            if len(line.plain) + 2 + len(rng) <= width:  # the whole range beside the name
+                line.append("  " + rng, style="dim")
+            else:  # on a line of its own, cut (never to another range's text) only if it must be
                 con.print(line, soft_wrap=True)
-                line = Text(indent + _cut(rng, room), style="dim")
+                line = Text(indent + range_cut[rng], style="dim")
         con.print(line, soft_wrap=True)
         figures = _numbers(r)
         con.print(Text(indent + "".join(f"{v:>{w}}" for v, w in zip(figures[:4], widths)) + "  " + figures[4]), soft_wrap=True)

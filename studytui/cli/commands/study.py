@@ -395,13 +395,15 @@ def _progress_records(con: Any, rows: list) -> None:
     from rich.cells import cell_len
     from rich.text import Text
 
+    from studytui.core.text import percent
+
     name_width = max(cell_len(t.plain) for t, _c in rows)
     beside = name_width + 2 + 16 + 2 + 4 <= con.width
     head = Text("section".ljust(name_width) + "  " if beside else "section\n  ", style="bold")
     head.append("covered".ljust(16) + "  " + "%".rjust(4) + "\n  " + " ".join(PROGRESS_COUNTS), style="bold")
     con.print(head, soft_wrap=True)
     for title, c in rows:
-        share = Text("  ") + _bar(c) + Text("  " + f"{100 * c.covered:.0f}%".rjust(4))
+        share = Text("  ") + _bar(c) + Text("  " + percent(c.done + c.skipped, c.total).rjust(4))
         counts = (c.done, c.skipped, c.learning, c.pending, c.total)
         line = Text("  " + " ".join(str(v).rjust(len(n)) for v, n in zip(counts, PROGRESS_COUNTS)))
         if beside:
@@ -430,6 +432,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     from studytui.cli.output import console, visible
+    from studytui.core.text import percent  # the app's header uses the same rule
 
     con = console()
     rows = [(Text(visible(s.title)), s.counts) for s in summary.sections]
@@ -447,7 +450,7 @@ def cmd_progress(args: argparse.Namespace) -> int:
         for i, (title, c) in enumerate(rows):
             if i == len(rows) - 1:
                 table.add_section()
-            table.add_row(title, _bar(c), f"{100 * c.covered:.0f}%", str(c.done), str(c.skipped), str(c.learning),
+            table.add_row(title, _bar(c), percent(c.done + c.skipped, c.total), str(c.done), str(c.skipped), str(c.learning),
                           str(c.pending), str(c.total))
         con.print(table)
     else:

@@ -25,6 +25,7 @@ from studytui.calc.dtypes import DTYPES
 from studytui.calc.form_values import GROUPS, group_of
 from studytui.calc.forms import CalcSpec, FieldSpec
 from studytui.tui.calc.choice import ChoiceField
+from studytui.tui.format import visible_controls
 from studytui.tui.widgets.inputs import FieldInput
 
 BLANK_PROMPTS = {"model": "custom dims", "dtype": "same as precision", "bool": "(preset)", "choice": "(default)"}
@@ -186,7 +187,10 @@ class FieldRow:
         """Completion for free-text fields with known values: GPU ids and aliases, tiles, profiles."""
         field = self.field
         if field.kind == "gpu":
-            return SuggestFromList(self._gpu_names, case_sensitive=False) if self._gpu_names else None
+            # An id or alias from a hardware file with a control character in it is never offered
+            # (the suggestion is drawn in the field as typed).
+            names = [name for name in self._gpu_names if visible_controls(name) == name]
+            return SuggestFromList(names, case_sensitive=False) if names else None
         if field.choices:
             return SuggestFromList(field.choices, case_sensitive=False)
         return None
@@ -218,8 +222,9 @@ class FieldRow:
                 if isinstance(parent, Widget):
                     parent.mount(self.error, after=self.control)
             # A GPU's list of every known id goes to the picker (ctrl+g); the rest wraps.
-            self.error.update(f"✗ {one_line_reason(self.field, message)}")
-            self.error.tooltip = message  # the whole reason, on hover
+            # The reason may quote what was typed or a name from the user's files: escaped.
+            self.error.update(visible_controls(f"✗ {one_line_reason(self.field, message)}"))
+            self.error.tooltip = visible_controls(message)  # the whole reason, on hover
             self.error.display = True
         elif self.error is not None:
             self.error.display = False

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 
 from studytui.calc.hardware import Accelerator, load_catalog
 from studytui.tui.calc.gpu_info import figure_rows, matches, measured_for, provenance_lines
+from studytui.tui.format import visible_controls
 from studytui.tui.host import cursor_blink_of
 from studytui.tui.widgets.inputs import OrderedInput
 
@@ -29,7 +30,10 @@ def gpu_details(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None
     headings keep their width (they were cut to "vend… peak"), and a measured figure's share of
     the vendor peak is "(72.2%)", the heading saying of what."""
     measured = measured_for(acc, data_dir)
-    table = Table(title=f"{acc.name} ({acc.id}) - {acc.vendor}", title_justify="left", expand=True, show_edge=False)
+    # Names, sources and notes may come from the learner's hardware files: text, never markup,
+    # with control characters escaped.
+    title = Text(visible_controls(f"{acc.name} ({acc.id}) - {acc.vendor}"))
+    table = Table(title=title, title_justify="left", expand=True, show_edge=False)
     rows = figure_rows(acc, measured, short=narrow)
     if narrow:
         longest_word = max((len(word) for figure, _v, _m in rows for word in figure.split()), default=6)
@@ -41,11 +45,11 @@ def gpu_details(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None
         table.add_column("vendor peak")
         table.add_column("measured")
     for figure, vendor, meas in rows:
-        table.add_row(figure, vendor, meas)
+        table.add_row(*(Text(visible_controls(cell)) for cell in (figure, vendor, meas)))
     notes = Table.grid(expand=True)
     notes.add_column(overflow="fold")  # a long source URL folds whole, never cut with …
     for line in provenance_lines(acc, measured):
-        notes.add_row(Text(line, style="dim"))
+        notes.add_row(Text(visible_controls(line), style="dim"))
     outer = Table.grid(expand=True)
     outer.add_column()
     outer.add_row(table)
@@ -122,9 +126,9 @@ class GpuPickerScreen(ModalScreen["str | None"]):
         self.shown = [acc for acc in self.catalog if matches(acc, query)]
         options = self.option_list
         options.clear_options()
-        options.add_options([Option(f"{acc.name}  [{acc.id}]", id=acc.id) for acc in self.shown])
+        options.add_options([Option(Text(visible_controls(f"{acc.name}  [{acc.id}]")), id=acc.id) for acc in self.shown])
         if not self.shown:
-            self.query_one("#gpu-detail", Static).update(f"No GPU matches {query!r}.")
+            self.query_one("#gpu-detail", Static).update(Text(visible_controls(f"No GPU matches {query!r}.")))
             return
         index = 0
         if self.current is not None and not query:

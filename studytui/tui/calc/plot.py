@@ -15,6 +15,7 @@ from textual.content import Content
 from textual_plotext import PlotextPlot
 
 from studytui.calc.roofline import RooflineTerms
+from studytui.tui.format import visible_controls
 
 TERA = 1e12
 ROOF_COLOURS = {"vendor": "blue", "measured": "green", "compare": "magenta"}
@@ -147,13 +148,15 @@ class RooflinePlot(PlotextPlot):
             ys = [roof.attainable(x) / TERA for x in vertices]
             y_values += ys
             colour = ROOF_COLOURS.get(roof.kind, "blue")
-            plt.plot(_log(vertices), _log(ys), label=roof.label, color=colour, marker="braille")
+            # Labels name GPUs and kernels from the learner's files: control characters escaped.
+            plt.plot(_log(vertices), _log(ys), label=visible_controls(roof.label), color=colour, marker="braille")
             plt.scatter(_log([ridge]), _log([roof.peak_flops / TERA]), marker="◆", color=colour)
             title_parts.append(f"ridge {ridge:.4g} FLOP/B ({roof.kind})")
         for i, point in enumerate(self.points):
             y = point.flops_rate / TERA
             y_values.append(y)
-            plt.scatter(_log([point.intensity]), _log([y]), marker="●", color=POINT_COLOURS[i % len(POINT_COLOURS)], label=point.label)
+            plt.scatter(_log([point.intensity]), _log([y]), marker="●", color=POINT_COLOURS[i % len(POINT_COLOURS)],
+                        label=visible_controls(point.label))
         ys_ok = _positive(y_values)
         y_ticks = decades(min(ys_ok), max(ys_ok))
         plt.xticks(_log(x_ticks), [tick_label(x) for x in x_ticks])

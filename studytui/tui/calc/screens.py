@@ -189,7 +189,7 @@ class CalculatorScreen(Screen[None]):
         values = initial_values(self.spec, self.launch.args, gpu, dtype)
         self._initial = dict(values)
         models = choices_for("model") if any(f.kind == "model" for f in self.spec.fields) else []
-        yield Static(Text(self._title_text(values)), id="calc-title")
+        yield Static(Text(visible_controls(self._title_text(values))), id="calc-title")
         yield Static(_switcher_line(self.spec.name, narrow=self.app.size.width < 100), id="calc-switcher")
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
@@ -350,12 +350,12 @@ class CalculatorScreen(Screen[None]):
         status = self.query_one("#calc-status", Static)
         if field is not None and field in self.form.rows:
             message = one_line_reason(self.form.rows[field].field, message)
-        status.update(Text(f"✗ {where}{message}  (results cleared until fixed)"))
+        status.update(Text(visible_controls(f"✗ {where}{message}  (results cleared until fixed)")))
         status.add_class("-invalid")
         results = self.query_one("#calc-results", Static)
         self._draw_rows([(label_, DASH) for label_, _ in self._last_rows] or [("results", DASH)], read=False)
         results.add_class("-stale")
-        self.query_one("#calc-title", Static).update(Text(self._title_text(self.form.values())))
+        self.query_one("#calc-title", Static).update(Text(visible_controls(self._title_text(self.form.values()))))
         self._set_texts(DASH, self.spec.description)
         plot = self._plot()
         if plot is not None:
@@ -370,12 +370,12 @@ class CalculatorScreen(Screen[None]):
         status.remove_class("-invalid")
         line = _status_line(result)
         if self.compare_gpu:
-            line += f"  │  compared with {self.compare_gpu} (ctrl+b removes)"
-        status.update(Text(line))
+            line += f"  │  compared with {self.compare_gpu} (ctrl+b removes)"  # escaped below, with the rest
+        status.update(Text(visible_controls(line)))
         results = self.query_one("#calc-results", Static)
         results.remove_class("-stale")
         self._draw_rows(result.rows, result.warnings)
-        self.query_one("#calc-title", Static).update(Text(self._title_text(values)))
+        self.query_one("#calc-title", Static).update(Text(visible_controls(self._title_text(values))))
         about = [self.spec.description, "", "Assumptions:", *(f"- {a}" for a in result.assumptions)]
         self._set_texts("\n".join(result.explain) or "(no formulas for this result)", "\n".join(about))
         if self._painted:
@@ -540,8 +540,9 @@ class CalculatorScreen(Screen[None]):
         self._draw_tabline()
 
     def _set_texts(self, explain: str, about: str) -> None:
-        """The explain panel's formulas and the about panel's text (one widget shows either)."""
-        self._texts = {"explain": explain, "about": about}
+        """The explain panel's formulas and the about panel's text (one widget shows either): text,
+        control characters escaped (formulas and assumptions quote names from the user's files)."""
+        self._texts = {"explain": visible_controls(explain), "about": visible_controls(about)}
         if self.panel != "plot":
             self.query_one("#calc-text", Static).update(Text(self._texts[self.panel]))
 
@@ -602,18 +603,20 @@ def _status_line(result: Result) -> str:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """Words of `text` in lines of at most `width` cells (a word longer than that is cut with …)."""
+    """Words of `text` in lines of at most `width` cells (a word longer than that is cut with …);
+    a line break in `text` starts a new line (it never escapes the column), a tab is a space."""
     lines: list[str] = []
-    line = ""
-    for word in text.split(" "):
-        if not line:
-            line = word
-        elif len(line) + 1 + len(word) <= width:
-            line += " " + word
-        else:
-            lines.append(line)
-            line = word
-    lines.append(line)
+    for paragraph in text.replace("\t", " ").split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            if not line:
+                line = word
+            elif len(line) + 1 + len(word) <= width:
+                line += " " + word
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
     return [fit(x, width) for x in lines]
 
 
@@ -630,7 +633,9 @@ def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, 
     """Label and value columns as plain Content (much cheaper to redraw than a Rich Table).
 
     The headline rows come first, in bold. Nothing wraps out of its column: a label too long is
-    cut with an ellipsis, a long value continues on the next line under itself."""
+    cut with an ellipsis, a long value continues on the next line under itself. Every label,
+    value and warning is text (Content is never markup) with control and bidi characters shown
+    escaped: a row may quote a GPU's name or a model from the learner's own files."""
     head, rest = headline_first(list(rows), spec)
     # How typed values were read ("128k" -> 128,000; a bare "2" in a time field -> 2 s), right
     # under the headline so a misread unit is seen with the result it changes.
@@ -640,12 +645,13 @@ def _rows_table(rows: list[tuple[str, str]], warnings: list[str] | None = None, 
     cap = max(12, (width * 2) // 5)
     if max((len(label) for label, _v in ordered), default=0) > cap:
         ordered = [(short_label(label, spec), value) for label, value in ordered]
+    ordered = [(visible_controls(label), visible_controls(value)) for label, value in ordered]
     label_width = min(max((len(label) for label, _v in ordered), default=0), cap)
     value_width = max(8, width - label_width - 2)
     indent = " " * (label_width + 2)
     lines = []
     for warning in warnings or []:  # never cut: a warning is part of the result
-        for j, part in enumerate(_wrap(warning, width - 2)):
+        for j, part in enumerate(_wrap(visible_controls(warning), width - 2)):
             lines.append((Content.styled("⚠ ", "bold") if j == 0 else Content("  ")) + Content(part))
     for i, (label, value) in enumerate(ordered):
         bold = i < len(head)
@@ -686,7 +692,7 @@ class CalculatorHubScreen(Screen[None]):
         hint = "Enter: open   Escape: back   Figures are vendor peaks unless a measured profile is chosen."
         if self.entry is not None:
             hint += f"   Save to note writes to: {self.entry.title}"
-        yield Static(Text(hint), id="hub-hint")
+        yield Static(Text(visible_controls(hint)), id="hub-hint")
 
     def on_mount(self) -> None:
         self.query_one("#hub-list", OptionList).focus()

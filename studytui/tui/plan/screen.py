@@ -22,7 +22,8 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.core.state import glyph_of
-from studytui.study.plan import DEFAULT_MINUTES, NO_SOURCE, Plan, duration_text, kind_key
+from studytui.core.text import plural
+from studytui.study.plan import DEFAULT_MINUTES, NO_SOURCE, Plan, clock_text, duration_text, kind_key, later_text, pace_text
 from studytui.tui.format import visible_controls
 from studytui.tui.host import StudyHost, study_host
 from studytui.tui.plan import PRACTICE_SCREEN
@@ -37,12 +38,6 @@ if TYPE_CHECKING:
 
 WIDE_FROM = 110  # columns: two columns from here
 _HOW = {"history": "your pace", "hours-per-week": "your weekly budget", "by": "the pace your goal needs"}
-
-
-def plural(n: int, word: str) -> str:
-    if n == 1:
-        return f"1 {word}"
-    return f"{n:,} {word[:-1] + 'ies' if word.endswith('y') and not word.endswith('ay') else word + 's'}"
 
 
 def _text(text: str) -> str:
@@ -69,9 +64,17 @@ def today_rows(plan: Plan) -> list[tuple[str, str]]:
     if today.share_s is not None:
         rows.append(("Share", f"{d(today.share_s)} (a study day at your pace)"))
     rows.append(("Studied", d(today.studied_s)))
+    # "Due now" is what `r` (and `studytui practice due`) offers now: the same rule. Reviews due
+    # later today are today's load too, named with the time practice offers each from.
+    each = plan.reviews.review_s
+    parts = []
     if today.reviews:
         ids = ", ".join(pid for pid, _ in today.reviews[:3]) + (", …" if len(today.reviews) > 3 else "")
-        rows.append(("Reviews", f"{len(today.reviews)} due ({d(today.reviews_s)}): {ids}; r practises them"))
+        parts.append(f"{len(today.reviews)} due now ({d(each * len(today.reviews))}): {ids}; r practises them")
+    if today.later:
+        parts.append(f"{len(today.later)} due later today ({d(each * len(today.later))}): {later_text(today.later, plan.tz)}")
+    if parts:
+        rows.append(("Reviews", "\n".join(parts)))
     if today.share_s is not None:
         rows.append(("Left", d(today.left_s or 0)))
     return [(label, _text(text)) for label, text in rows]
@@ -121,13 +124,7 @@ def finish_lines(plan: Plan) -> list[tuple[str, str]]:
         window = plan.measured_pace.window_days
         lines.append(("Pace", f"no study time in the last {window} days" if window else "not measured yet"))
     else:
-        per_week = f"{pace.active_days_per_week:.1f}".rstrip("0").rstrip(".")
-        where = {
-            "history": f"your last {pace.window_days} days, {plural(pace.active_days, 'study day')}",
-            "hours-per-week": "the weekly budget you gave",
-            "by": f"what finishing by {pace.by} needs",
-        }[pace.source]
-        lines.append(("Pace", f"{d(pace.seconds_per_day)} a study day, {per_week} days a week ({where})"))
+        lines.append(("Pace", pace_text(pace, plan.today_date)))  # the words `studytui plan` prints
     if left:
         lines.append(("Remaining", f"about {d(plan.remaining_s)} for {plural(len(left), 'entry')}"))
     else:
@@ -322,8 +319,11 @@ class TodayScreen(RefusesStudyKeys, Screen[None]):
     def action_reviews(self) -> None:
         plan = self.shown
         due = len(plan.today.reviews) if plan is not None else 0
+        later = plan.today.later if plan is not None else ()
         if PRACTICE_SCREEN not in self.host.registry.screens:
             self.notify("Practice is not part of this app.", severity="warning", timeout=3)
+        elif not due and later and plan is not None:
+            self.notify(f"No review is due yet: the first is due at {clock_text(later[0][1], plan.tz)}.", timeout=3)
         elif not due:
             self.notify("No practice reviews are due today.", timeout=3)
         else:

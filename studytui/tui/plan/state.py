@@ -91,6 +91,9 @@ class PlanState:
         # Published with each new plan; the Today screen subscribes while it is open.
         self.built: Signal[Plan] = Signal(host, "plan-built")  # type: ignore[arg-type]  # the host is the App (a DOMNode)
         self._timer: Timer | None = None
+        # The plan again when a review due later today comes due: Today says "due now" at the
+        # moment practice offers it, not at the next study change.
+        self._due_timer: Timer | None = None
         self._building = False
         self._again = False
         self._listening = False
@@ -130,6 +133,20 @@ class PlanState:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
+        if self._due_timer is not None:
+            self._due_timer.stop()
+            self._due_timer = None
+
+    def _watch_reviews(self, host: StudyHost, plan: Plan) -> None:
+        """A rebuild when the first review due later today comes due (none: no timer)."""
+        if self._due_timer is not None:
+            self._due_timer.stop()
+            self._due_timer = None
+        later = plan.today.later
+        if not later:
+            return
+        delay = (later[0][1] - plan.as_of).total_seconds() + 1.0  # a second past: due by then
+        self._due_timer = host.set_timer(max(delay, 0.01), self.rebuild, name="plan-review-due")  # type: ignore[attr-defined]
 
     def rebuild(self) -> None:
         """Work the plan out on a worker (one at a time: a change meanwhile builds once more)."""
@@ -179,6 +196,7 @@ class PlanState:
         host = self._running_host()
         if host is None:
             return
+        self._watch_reviews(host, plan)
         label = header_label(plan)
         if label != self.label:
             self.label = label

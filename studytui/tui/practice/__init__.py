@@ -34,14 +34,18 @@ class PracticeState:
     mastery: dict[str, tuple[int, int]] = field(default_factory=dict)  # section id -> (mastered, problems)
     due: int = 0
     attempted: bool = False  # nothing is shown until the learner has answered something
+    next_due: Any = None  # the first review due after now (a datetime), when the count next grows
+    timer: Any = field(default=None, repr=False, compare=False)  # refresh_views at next_due
 
     @classmethod
     def load(cls, app: StudyHost) -> PracticeState | None:
+        from studytui.core import clock
         from studytui.core.errors import StudyError
         from studytui.practice.service import Practice
 
         try:
-            practice = Practice(app.guide, app.store)
+            # The app's one clock (studytui.core.clock): the plan's Today view counts "due now" by it too.
+            practice = Practice(app.guide, app.store, now=lambda: clock.now())
         except StudyError:
             return None
         state = cls(practice)
@@ -54,6 +58,10 @@ class PracticeState:
         self.mastery = {sid: (m.mastered, m.problems) for sid, m in mastery.items()}
         self.due = len(self.practice.due())
         self.attempted = bool(self.practice.attempts())
+        now = self.practice.now()
+        known = {p.id for p in self.practice.problems}
+        later = [r.due for r in self.practice.reviews().values() if r.due > now and r.problem_id in known]
+        self.next_due = min(later) if later else None
 
     def status_text(self) -> str:
         if not self.attempted:
@@ -85,6 +93,19 @@ def refresh_views(app: StudyHost) -> None:
         return
     state.recompute()
     app.post_message(MasteryChanged(state.tree_mastery()))
+    _refresh_when_due(app, state)
+
+
+def _refresh_when_due(app: StudyHost, state: PracticeState) -> None:
+    """Refresh the views again when the next review comes due, so the header's "N due" grows at
+    the moment practice (and the Today view) offer it, not at the next answer."""
+    if state.timer is not None:
+        state.timer.stop()
+        state.timer = None
+    if state.next_due is None:  # (only called while the app runs: after its first frame, after an answer)
+        return
+    delay = (state.next_due - state.practice.now()).total_seconds() + 1.0
+    state.timer = app.set_timer(max(delay, 0.01), lambda: refresh_views(app), name="practice-review-due")  # type: ignore[attr-defined]
 
 
 def open_practice(app: StudyHost, section: str | None = None, entry: str | None = None, due: bool = False) -> Screen[Any]:

@@ -119,9 +119,15 @@ class PracticeScreen(Screen[None]):
         if self.problem_ids:
             self.query_one(OptionList).highlighted = 0
             self.show_problem(self.problem_ids[0])
-            self.set_focus(self.query_one(Input))
+            self._focus_answer()
         else:
             self.query_one("#practice-question", Static).update(_plain("No problems here yet."))
+
+    def _focus_answer(self) -> None:
+        """Typing goes to the answer field, without scrolling to it: the pane shows the title and
+        the question from their start (at 80x24 the field is below them; scrolling, or the
+        feedback after Enter, brings it into view)."""
+        self.set_focus(self.query_one(Input), scroll_visible=False)
 
     def on_resize(self) -> None:
         self.query_one(Footer).compact = self.size.width < 100
@@ -129,7 +135,7 @@ class PracticeScreen(Screen[None]):
     def on_screen_resume(self) -> None:
         # Back from the calculator: typing goes to the answer box again at once.
         if self.problem_ids:
-            self.set_focus(self.query_one(Input))
+            self._focus_answer()
 
     def _draw_title(self) -> None:
         state = self.state
@@ -168,6 +174,7 @@ class PracticeScreen(Screen[None]):
         answer.placeholder = "1, 2 or a name" if p.kind == "choice" else f"your answer, e.g. 12 {p.unit}".rstrip()
         self._feedback("", None)
         self.query_one("#practice-solution", Static).update("")
+        self.query_one("#practice-right", VerticalScroll).scroll_home(animate=False)  # a new question from its start
 
     @staticmethod
     def _given(variant: Any) -> list[str]:
@@ -187,14 +194,14 @@ class PracticeScreen(Screen[None]):
     def _show_solution(self, lines: list[str]) -> None:
         self.solution_shown = True
         body = "\n".join(lines)
-        self.query_one("#practice-solution", Static).update(_plain(f"Solution (the calculator's working for this variant):\n{body}"))
+        self.query_one("#practice-solution", Static).update(_plain(f"Solution (by hand, for this variant):\n{body}"))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option.id and (self.variant is None or event.option.id != self.variant.problem.id):
             self.show_problem(event.option.id)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.set_focus(self.query_one(Input))
+        self._focus_answer()
 
     # --- grading ------------------------------------------------------------------------------
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -229,7 +236,9 @@ class PracticeScreen(Screen[None]):
             hint = f"\nHint: {result.hint}" if result.hint else ""
             self._feedback(f"{how}{hint}\nCtrl+S shows the solution (this variant then no longer counts).", False)
         self._after_attempt(p.id)
-        self.query_one("#practice-feedback", Static).scroll_visible(animate=False)
+        # Once laid out (its new height known): the whole verdict and hint in view.
+        feedback = self.query_one("#practice-feedback", Static)
+        self.call_after_refresh(feedback.scroll_visible, animate=False)
 
     def _after_attempt(self, problem_id: str) -> None:
         refresh_views(self.host)
@@ -278,7 +287,7 @@ class PracticeScreen(Screen[None]):
         target = (current + step) % len(self.problem_ids)
         option_list.highlighted = target
         self.show_problem(self.problem_ids[target])
-        self.set_focus(self.query_one(Input))
+        self._focus_answer()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -28,6 +28,7 @@ DIALOG_CSS = """
     }}
     {name} OptionList {{ height: auto; max-height: 16; border: none; padding: 0; }}
     {name} .dialog-hint {{ color: $text-muted; }}
+    {name} .dialog-hint-wrap {{ color: $text-muted; height: auto; }}
     {name} .dialog-error {{ color: $error; height: auto; }}
 """
 
@@ -78,7 +79,8 @@ class OpenProfileDialog(ModalScreen[None]):
             yield Static(
                 "An Nsight Compute CSV export (ncu -i report.ncu-rep --csv --page raw > raw.csv; --page details "
                 "also works) or a PyTorch profiler trace (.json, .json.gz, recorded with record_shapes=True).",
-                classes="dialog-hint",
+                classes="dialog-hint-wrap",  # the app's .dialog-hint is one line high: this one wraps
+                id="profile-open-hint",
             )
             field = OrderedInput(value=last if isinstance(last, str) else "", placeholder="path/to/raw.csv or trace.json.gz",
                                  id="profile-path")

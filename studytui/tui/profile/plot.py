@@ -33,7 +33,12 @@ SELECTED_COLOUR = "default"  # the plot's own foreground: no limiter has it, and
 SELECTED_MARKER = "◉"
 # Marker by share of the time shown: (at least this share, glyph), largest first.
 SIZES = ((0.20, "⬤"), (0.05, "●"), (0.01, "•"), (0.0, "·"))
-DASHES = 24  # segments of a measured roof, every other one drawn
+DASHES = 24  # segments of a measured roof's slope, every other one drawn
+# The flat part of a roof is drawn in characters, on the row its ridge point (◆) and its label sit
+# on: a braille line is placed at a quarter of a row and shows up one row above them, where it
+# reads as another roof's (plotext rounds a character and a braille dot to rows differently).
+FLAT = "─"
+FLAT_MEASURED = "┄"
 _SUFFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
 
 
@@ -87,6 +92,8 @@ class ProfilePlot(PlotextPlot):
         self.no_color = False
         self.labels = True
         self.message = "Reading the profile…"
+        self._y = (0.0, 1.0)  # the y range drawn (log10), while drawing
+        self._flat: dict[RoofLine, float] = {}
         self._version = 0
         self._rendered: tuple[tuple[Any, ...], Any] | None = None
 
@@ -141,11 +148,14 @@ class ProfilePlot(PlotextPlot):
         ys = [r.peak for r in roofs] + [d.y for d in dots]
         y_lo = math.log10(min(ys) / 2.0) if dots else math.log10(min(r.attainable(lo) for r in roofs))
         y_hi = math.log10(max(ys) * 1.6)
-        for roof in sorted(roofs, key=lambda r: r.measured):
+        self._y = (y_lo, y_hi)
+        self._flat = self._flat_rows()
+        # Measured roofs first: the vendor roofs (the bounds) are drawn whole over them.
+        for roof in sorted(roofs, key=lambda r: not r.measured):
             self._roof(roof, lo, hi)
-        for roof in roofs:  # after every line: a ridge is not drawn over by another roof
+        for roof in sorted(roofs, key=lambda r: not r.measured):  # after every line: a ridge is not drawn over by another roof
             if lo < roof.ridge < hi:
-                plt.scatter(_log([roof.ridge]), _log([roof.peak]), marker="◆", color=MEASURED_COLOUR if roof.measured else VENDOR_COLOUR)
+                plt.scatter(_log([roof.ridge]), [self._flat[roof]], marker="◆", color=MEASURED_COLOUR if roof.measured else VENDOR_COLOUR)
         # Small kernels first, so the large ones (and the selected one, last) stay on top.
         groups: dict[tuple[str, str], list[Dot]] = {}
         for dot in sorted(dots, key=lambda d: d.share):
@@ -164,20 +174,31 @@ class ProfilePlot(PlotextPlot):
         plt.xlim(x_lo, x_hi)
         plt.ylim(y_lo, y_hi)
 
+    def _canvas_rows(self) -> int:
+        """The plot area's height in rows (the widget less the frame, the x ticks and the label)."""
+        return max(4, self.size.height - (4 if self.labels else 3))
+
+    def _row(self, y: float, bins: int) -> int:
+        """The row (of `bins` from the bottom) plotext puts the value `y` (log10) on: its own rounding."""
+        y_lo, y_hi = self._y
+        return math.floor(round(0.5 + (bins - 1) * (y - y_lo) / (y_hi - y_lo), 8))
+
+    def _flat_rows(self) -> dict[RoofLine, float]:
+        """The height (log10) each roof's flat part is drawn at: its peak. (A measured roof on the
+        row of a vendor roof lies under it, but for the stretch between their ridge points.)"""
+        return {roof: math.log10(roof.peak) for roof in self.roofs}
+
     def _labels(self, x_lo: float, x_hi: float, y_lo: float, y_hi: float) -> None:
-        """Each vendor roof's precision and peak, written just left of its ridge point at the height
-        of its flat part: above the bandwidth slope, where no kernel can be (one that is there is
-        physically impossible, and flagged). Roofs closer than a row share one label."""
+        """Each vendor roof's precision and peak, written just left of its ridge point on the row of
+        its flat part: above the bandwidth slope, where no kernel can be (one that is there is
+        physically impossible, and flagged). Roofs on one row share one label."""
         cols = max(10, self.size.width - 7)  # less the y ticks and the frame
-        rows = max(4, self.size.height - (4 if self.labels else 3))
-        per_col, per_row = (x_hi - x_lo) / cols, (y_hi - y_lo) / rows
-        groups: list[list[RoofLine]] = []
+        rows = self._canvas_rows()
+        per_col = (x_hi - x_lo) / cols
+        groups: dict[int, list[RoofLine]] = {}
         for roof in sorted((r for r in self.roofs if not r.measured), key=lambda r: -r.peak):
-            if groups and math.log10(groups[-1][0].peak) - math.log10(roof.peak) < per_row:
-                groups[-1].append(roof)
-            else:
-                groups.append([roof])
-        for group in groups:
+            groups.setdefault(self._row(math.log10(roof.peak), rows), []).append(roof)
+        for group in groups.values():
             x = math.log10(min(r.ridge for r in group)) - 2 * per_col
             y = math.log10(group[0].peak)
             if x_lo < x and y_lo <= y <= y_hi:
@@ -194,19 +215,28 @@ class ProfilePlot(PlotextPlot):
         return Color.parse(surface).rgb if surface else None
 
     def _roof(self, roof: RoofLine, lo: float, hi: float) -> None:
+        """The bandwidth slope in braille up to the row of the peak (not into the row above it),
+        then the flat part in characters on that row; a measured roof dashed."""
         plt = self.plt
         colour = MEASURED_COLOUR if roof.measured else VENDOR_COLOUR
-        ridge = roof.ridge
-        vertices = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
-        if roof.measured:
-            # Dashed: the roof cut into DASHES pieces along x (log), every other piece drawn.
-            a, b = math.log10(lo), math.log10(hi)
-            step = (b - a) / DASHES
-            for i in range(0, DASHES, 2):
-                x0, x1 = a + i * step, a + (i + 1) * step
-                seg = [x0, x1]
-                if x0 < math.log10(ridge) < x1:
-                    seg = [x0, math.log10(ridge), x1]
-                plt.plot(seg, [math.log10(roof.attainable(10.0**x)) for x in seg], color=colour, marker="braille")
-        else:
-            plt.plot(_log(vertices), _log([roof.attainable(x) for x in vertices]), color=colour, marker="braille")
+        a, b = math.log10(lo), math.log10(hi)
+        peak = self._flat[roof]
+        ridge = math.log10(roof.ridge) - (math.log10(roof.peak) - peak)  # where the slope meets the row drawn
+        y_lo, y_hi = self._y
+        rows = self._canvas_rows()
+        # The highest braille dot still on the peak's row: plotext puts y on dot row
+        # floor(0.5 + (4 rows - 1) t), and dot row d on character row d // 4.
+        top = (4 * self._row(peak, rows) + 3) / (4 * rows - 1)
+        slope_end = min(ridge, ridge - (peak - (y_lo + min(1.0, top) * (y_hi - y_lo))))
+        if a < slope_end:
+            end = min(slope_end, b)
+            if roof.measured:  # dashed: the slope cut into DASHES pieces along x (log), every other one drawn
+                step = (b - a) / DASHES
+                for i in range(0, DASHES, 2):
+                    x0, x1 = a + i * step, min(end, a + (i + 1) * step)
+                    if x0 < x1:
+                        plt.plot([x0, x1], [math.log10(roof.attainable(10.0**x)) for x in (x0, x1)], color=colour, marker="braille")
+            else:
+                plt.plot([a, end], [math.log10(roof.attainable(10.0**x)) for x in (a, end)], color=colour, marker="braille")
+        if ridge < b:
+            plt.plot([max(a, ridge), b], [peak, peak], color=colour, marker=FLAT_MEASURED if roof.measured else FLAT)

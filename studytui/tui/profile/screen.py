@@ -255,14 +255,18 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
     async def _work(self, job: int, gpu: str | None, profile: str, where: tuple[Any, ...]) -> None:
         try:
             capture, report, book, problems, fell_back = await asyncio.to_thread(self._compute, gpu, profile, where)
-        except (StudyError, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - whatever went wrong, the screen says so in a line and never hangs
             if job == self._job and self.is_attached:
-                self._failed(str(exc) if isinstance(exc, StudyError) else f"{self.path}: {exc.strerror or exc}")
+                self._failed(_failure(self.path, exc))
             return
         if job != self._job or not self.is_attached:
             return
         first = self.report is None
+        shown_before = self.report.warnings if self.report is not None else []
         self.capture, self.report, self.book, self.book_problems = capture, report, book, problems
+        if report.warnings and report.warnings != shown_before:  # a kernel faster than the hardware, events left out
+            more = f" (and {len(report.warnings) - 1:,} more: studytui profile FILE lists them)" if len(report.warnings) > 1 else ""
+            self._say(report.warnings[0] + more, "Warning", "warning")
         if fell_back:
             profile = "vendor"
             self._say(f"{fell_back}; vendor peaks are shown", "No measured ceilings", "warning")
@@ -373,16 +377,18 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             table.add_column(Text(heading, justify="left" if cid in ("kernel", "range", "bound") else "right"), width=width, key=cid)
         shown = self._shown_time
         name_width = next(w for cid, _h, w in columns if cid == "kernel") - 2
+        range_width = next((w - 1 for cid, _h, w in columns if cid == "range"), None)
+        names, ranges = view.table_names(self.rows, name_width, range_width)
         rows = []
         for r in self.rows:
-            cells = view.table_cells(r, shown, name_width)
+            cells = view.table_cells(r, shown, name_width, names, ranges)
             row = []
-            for cid, _heading, width in columns:
+            for cid, _heading, _width in columns:
                 value = cells[cid]
                 if cid == "kernel":
                     row.append(Text(" " + value, no_wrap=True, overflow="ellipsis"))
                 elif cid == "range":
-                    row.append(Text(_cut(value, width - 1), no_wrap=True, overflow="ellipsis"))
+                    row.append(Text(value, no_wrap=True, overflow="ellipsis"))
                 elif cid == "bound":
                     row.append(Text("  " + value, style=BOUND_RICH.get(r.bound, "")))
                 else:
@@ -431,7 +437,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             parts.append(Content("size: share of time" if not narrow else "size: time"))
             parts.append(Content.assemble(("◉", "bold"), " selected"))
             if any(r.measured for r in data.roofs):
-                parts.append(Content.assemble(("┄", "green"), " measured"))
+                parts.append(Content.assemble(("┄", "green"), " measured" if narrow else " measured: sustained, not a bound"))
         notes = view.plot_notes(data, self.report, narrow) if self.report is not None else []
         if len(self.kernels) > len(self.rows):
             order = dict((sid, label) for sid, label, _c in view.SORTS)[self.sort]
@@ -577,7 +583,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         for i, rng in enumerate(ranges[:500]):
             name = view.text(rng.name.split(" > ")[-1])
             options.append((i, f"{'  ' * rng.depth}{name}: {rng.kernels:,} kernels, {view.time_text(rng.duration_s)}, "
-                               f"{view.share_text(rng.time_by_bound, rng.duration_s, 2)}"))
+                               f"{view.share_text(rng.time_by_bound, rng.duration_s)}"))
         current = ranges.index(self.range) if self.range in ranges else -1
 
         def chosen(index: int | None) -> None:
@@ -660,6 +666,20 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
                                     when=_dt.datetime.now().strftime("%Y-%m-%d %H:%M"))
         if host.append_note(entry.id, text):
             self.notify(visible_controls(f"Kernel #{r.kernel.index} saved to the note of '{entry.title}'."), timeout=3, markup=False)
+
+
+def _failure(path: str, exc: BaseException) -> str:
+    """One line for what stopped the reading: studytui's own message, else what kind of failure it
+    was (a bug or a file no reader expected: never a screen left on "Reading…")."""
+    if isinstance(exc, StudyError):
+        return str(exc)
+    name = os.path.basename(path) or path
+    if isinstance(exc, OSError):
+        return f"{name}: {exc.strerror or exc}"
+    if isinstance(exc, RecursionError):
+        return f"{name}: nested too deeply to read"
+    detail = " ".join(str(exc).split())
+    return f"{name}: could not be read ({type(exc).__name__}{': ' + detail[:200] if detail else ''})"
 
 
 def _cut(value: str, width: int) -> str:

@@ -7,14 +7,26 @@ entries come from content/profile-advice.yaml (studytui.profile.report.AdviceBoo
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from studytui.core.text import one_line
-from studytui.profile.analyze import BOUNDS, NO_RANGE, RANGE_SEPARATOR, KernelResult, Peak, RangeResult, Report
-from studytui.profile.report import si_text, time_text
+from studytui.profile.analyze import BOUNDS, NO_GPU, NO_RANGE, RANGE_SEPARATOR, KernelResult, Peak, RangeResult, Report
+from studytui.profile.report import (
+    bound_cell,
+    compact,
+    distinct_cuts,
+    intensity_of,
+    kernel_cells,
+    partial,
+    share_parts,
+    share_text,
+    si_text,
+    time_text,
+)
+
+__all__ = ["bound_cell", "compact", "intensity_of", "partial", "share_text", "si_text", "time_text"]  # the shared builders
 
 if TYPE_CHECKING:
     from studytui.profile.report import AdviceBook, AdviceRule
@@ -68,24 +80,6 @@ def text(value: str) -> str:
     return one_line(value)
 
 
-def compact(x: float | None, scale: float = 1.0) -> str:
-    """3 significant digits, thousands separated ('4,830', '0.171', '1.83e+03' never): the CLI's rule."""
-    if x is None or not math.isfinite(x):
-        return "?"
-    v = x / scale
-    if 1000 <= abs(v) < 1e9:
-        return f"{float(f'{v:.3g}'):,.0f}"
-    return f"{v:.3g}"
-
-
-def intensity_of(r: KernelResult) -> tuple[float | None, bool]:
-    """(FLOP/B, from the shapes): the counters' intensity, else a trace's FLOPs over the least
-    bytes of the op's shapes (an upper bound: the kernel moved at least those bytes)."""
-    if r.intensity is not None:
-        return r.intensity, False
-    return r.model_intensity, r.model_intensity is not None
-
-
 # -- choosing and ordering the kernels ------------------------------------------------------------
 def in_range(r: KernelResult, rng: RangeResult | None) -> bool:
     if rng is None:
@@ -133,13 +127,7 @@ def _pack(parts: list[str], width: int) -> list[str]:
     return lines
 
 
-def share_text(time_by_bound: dict[str, float], total: float, top: int = 3) -> str:
-    if total <= 0:
-        return "no kernel time"
-    parts = sorted(((v / total, b) for b, v in time_by_bound.items() if v > 0), reverse=True)
-    return ", ".join(f"{b} {s:.0%}" for s, b in parts[:top])
-
-
+BOUND_SHORT = {"compute": "comp", "memory": "mem", "latency": "lat", "unknown": "unk"}  # 80 columns, when the words do not fit
 FORMAT_SHORT = {"ncu-raw": "ncu raw page", "ncu-details": "ncu details page", "torch-trace": "PyTorch trace"}
 
 
@@ -153,13 +141,14 @@ def ceilings_text(report: Report, narrow: bool = False) -> str:
     measured = ce.profile != "vendor"
     kind = ("measured" if measured else "vendor") if narrow else ("measured ceilings" if measured else "vendor peaks")
     flops = f"{', '.join(figures)} FLOP/s; " if figures else ""
-    return f"{kind} {flops}DRAM {si_text(ce.mem_bw, 'B/s')}"
+    return f"{kind} {flops}DRAM {si_text(ce.mem_bw, 'B/s')}" + ("" if narrow or not measured else
+                                                               " (what benchmarks sustained, not bounds)")
 
 
 def gpu_text(report: Report, chosen_here: bool = False, narrow: bool = False) -> str:
     ce = report.ceilings
-    if ce is None:
-        return f"no GPU: {report.gpu_note}; g chooses one"
+    if ce is None:  # gpu_note: "no GPU chosen: the file does not name its GPU"
+        return f"{report.gpu_note}; g chooses one" if report.gpu_note.startswith(NO_GPU) else f"{NO_GPU}: {report.gpu_note}; g chooses one"
     acc = ce.accelerator
     if narrow:
         return f"GPU {acc.id if acc is not None else ce.gpu}"
@@ -193,7 +182,8 @@ def header_lines(report: Report, width: int, rng: RangeResult | None = None, cho
     if rng is None:
         totals = [f"{time_text(tot.duration_s)}" + ("" if narrow else " of kernel time"),
                   f"GEMM {partial(tot.gemm_flops, tot.gemm_unknown, tot.kernels, 'FLOP')}",
-                  f"DRAM {partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}",
+                  f"DRAM {partial(tot.dram_bytes, tot.bytes_unknown, tot.kernels, 'B')}"
+                  + (" (derived)" if c.bytes_how and narrow else ""),  # wide: the metric set says how
                   share_text(tot.time_by_bound, tot.duration_s)]
     else:  # the range's totals, beside the whole file's
         totals = [f"range {rng.name}: {rng.kernels:,} of {tot.kernels:,} kernels",
@@ -201,41 +191,38 @@ def header_lines(report: Report, width: int, rng: RangeResult | None = None, cho
         if not narrow:
             totals += [f"GEMM {partial(rng.gemm_flops, rng.gemm_unknown, rng.kernels, 'FLOP')}",
                        f"DRAM {partial(rng.dram_bytes, rng.bytes_unknown, rng.kernels, 'B')}"]
-        totals.append(share_text(rng.time_by_bound, rng.duration_s, 2 if narrow else 3))
+        totals.append(share_text(rng.time_by_bound, rng.duration_s))
+    if narrow and len(" · ".join(totals)) > width:  # every limiter still, by its first letters
+        totals[-1] = ", ".join(BOUND_SHORT.get(p.split(" ", 1)[0], p.split(" ", 1)[0]) + " " + p.split(" ", 1)[1]
+                               for p in share_parts(*((rng.time_by_bound, rng.duration_s) if rng is not None
+                                                      else (tot.time_by_bound, tot.duration_s))))
     lines = [*_pack(first, width), *_pack(gpu, width), *_pack(totals, width)]
     return [text(line) for line in lines]
 
 
-def partial(value: float, unknown: int, count: int, unit: str) -> str:
-    """A sum over kernels: '?' when none is known, '≥ X' when some are not (the CLI's rule)."""
-    if unknown >= count:
-        return "?"
-    return ("≥" if unknown else "") + si_text(value, unit)
-
-
 # -- the table ----------------------------------------------------------------------------------
-def bound_cell(r: KernelResult) -> str:
-    return r.bound + ("!" if r.physically_possible is False else "")
-
-
-def table_cells(r: KernelResult, shown_time: float, name_width: int = 48) -> dict[str, str]:
-    """The table's cells of one kernel, by column id (the name shortened to `name_width`, as the
-    CLI's table does; names escaped)."""
+def table_cells(r: KernelResult, shown_time: float, name_width: int = 48, names: dict[str, str] | None = None,
+                ranges: dict[str, str] | None = None) -> dict[str, str]:
+    """The table's cells of one kernel, by column id: the CLI's figures (report.kernel_cells), the
+    short name and the range escaped and cut as `table_names` cut them (else to `name_width`)."""
     from studytui.profile.names import short_name
 
-    x, from_shapes = intensity_of(r)
-    share = (r.kernel.duration_s or 0.0) / shown_time if shown_time > 0 else None
-    return {
-        "index": str(r.kernel.index),
-        "kernel": text(short_name(r.kernel.name, max(8, name_width))),
-        "range": text(r.range_name) if r.kernel.range else "",
-        "time": time_text(r.kernel.duration_s),
-        "share": "?" if share is None else (f"{share:.0%}" if share >= 0.01 else "<1%"),
-        "intensity": ("≤" if from_shapes else "") + compact(x),
-        "flops": compact(r.achieved_flops, 1e12),
-        "bw": compact(r.achieved_bw, 1e9),
-        "bound": bound_cell(r),
-    }
+    cells = kernel_cells(r, shown_time)
+    name = text(short_name(r.kernel.name, 1 << 16))
+    rng = text(r.range_name) if r.kernel.range else ""
+    cells["kernel"] = names.get(name, name) if names is not None else text(short_name(r.kernel.name, max(8, name_width)))
+    cells["range"] = ranges.get(rng, rng) if ranges is not None else rng
+    return cells
+
+
+def table_names(kernels: list[KernelResult], name_width: int, range_width: int | None) -> tuple[dict[str, str], dict[str, str]]:
+    """The short names and ranges of these kernels cut to their columns' widths, no two distinct
+    ones to the same text (report.distinct_cuts)."""
+    from studytui.profile.names import short_name
+
+    names = distinct_cuts((text(short_name(r.kernel.name, 1 << 16)) for r in kernels), max(8, name_width))
+    ranges = distinct_cuts((text(r.range_name) for r in kernels if r.kernel.range), max(4, range_width)) if range_width else {}
+    return names, ranges
 
 
 # -- the plot -----------------------------------------------------------------------------------

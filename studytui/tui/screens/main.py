@@ -175,15 +175,21 @@ class MainScreen(Screen[None]):
 
     # --- status line --------------------------------------------------------------------------
     @staticmethod
-    def counts_text(counts: Counts) -> str:
+    def counts_text(counts: Counts, detail: int = 2) -> str:
+        """'2/9 covered (22%): 1 done, 1 skipped, 1 learning': covered is done plus skipped, as
+        in `studytui progress` (the same percent rule, studytui.core.text.percent). `detail`
+        2: every state counted; 1: only the learning count after the share; 0: the share alone.
+        Every form says "covered", so a count never reads as entries done."""
         covered = counts.done + counts.skipped
         text = f"{covered}/{counts.total} covered ({percent(covered, counts.total)})"
-        extras = []
-        if counts.learning:
-            extras.append(f"{counts.learning} learning")
-        if counts.skipped:
-            extras.append(f"{counts.skipped} skipped")
-        return text + (", " + ", ".join(extras) if extras else "")
+        if detail >= 2 and (covered or counts.learning):
+            parts = [f"{counts.done} done"] + ([f"{counts.skipped} skipped"] if counts.skipped else [])
+            if counts.learning:
+                parts.append(f"{counts.learning} learning")
+            return f"{text}: {', '.join(parts)}"
+        if detail >= 1 and counts.learning:
+            return f"{text}, {counts.learning} learning"
+        return text
 
     def update_status(self) -> None:
         status = self.query_one("#status", Static)
@@ -208,22 +214,27 @@ class MainScreen(Screen[None]):
         prefix = "READ-ONLY (nothing is saved)  │  " if self.host.session.read_only else ""
         overalls = [
             f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}",
-            f"Overall {covered}/{overall.total} ({percent(covered, overall.total)})",
+            f"Overall {self.counts_text(overall)}",
+            f"Overall {self.counts_text(overall, 1)}",
+            f"Overall {self.counts_text(overall, 0)}",
         ]
         practice = self.host.practice_state
         said = practice.status_text() if practice is not None else ""
         tails = [f"  │  {said}", f"  │  {said.replace('Practice ', '◆')}"] if said else [""]
         section = self._section_of_position()
-        head, count = "", ""
+        head, count, short_count = "", "", ""
         if section is not None:
             c = next((item.counts for item in summary.sections if item.id == section.id), None)
             if c is not None:
-                head, count = section.title, f": {c.done + c.skipped}/{c.total}"
+                # "covered", as the overall count says: 2/9 is done plus skipped, not 2 done.
+                head, count = section.title, f": {c.done + c.skipped}/{c.total} covered"
+                short_count = f": {c.done + c.skipped}/{c.total}"
         if not head:
             options = [prefix + o + t for o in overalls for t in tails]
             return next((o for o in options if len(o) <= width or not width), options[-1])
         sep = "  │  "
         best = ""
+        room = 0
         for over in overalls:
             for tail in tails:
                 room = width - len(prefix + over + sep + count + tail)
@@ -232,7 +243,13 @@ class MainScreen(Screen[None]):
                 best = f"{prefix}{over}{sep}{head[: max(room - 1, 10)].rstrip()}…{count}{tail}"
                 if room >= 20:  # a title cut this far still says which section it is
                     return best
-        return best
+        if room >= 11:
+            return best
+        # Narrower than 80 columns: narrower separators, and the section's count without the word
+        # (the overall count before it says "covered").
+        tail = tails[-1].replace(sep, " │ ")
+        room = width - len(prefix + overalls[-1] + " │ " + short_count + tail)
+        return f"{prefix}{overalls[-1]} │ {head[: max(room - 1, 1)].rstrip()}…{short_count}{tail}"
 
     # --- showing things -----------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:

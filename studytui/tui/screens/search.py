@@ -77,9 +77,8 @@ class SearchScreen(ModalScreen[str | None]):
                 entry = hit.entry
                 line = Content(f"{state_glyph(app.state_of(entry.id))} {entry.title}")
                 where = f"\n  {entry.section_title}"
-                shown = [f for f in hit.fields if f != "id"][:3]
-                if shown:
-                    where += f" · in {', '.join(shown)}"
+                if hit.matched:  # the words `studytui search` uses
+                    where += f" · matched in {hit.matched}"
                 options.append(Option(line + Content.styled(where, "dim"), id=entry.id))
         results.set_options(options)
         if options:
