@@ -182,6 +182,18 @@ def test_practice_answers_count_between_each_other_within_a_sitting():
     assert line.day_events == {date(2026, 6, 10): 4}
 
 
+def test_a_practice_answer_after_reading_counts_at_most_its_last_half_hour_and_not_as_reading():
+    # The review's case: an entry marked learning at 01:40, practice answers at 03:31-03:32. The
+    # whole gap used to count as reading the entry (+1 h 51 min).
+    guide = make_guide(["paper", "paper"])
+    t = datetime(2026, 6, 10, 1, 40, tzinfo=UTC)
+    events = [ev(t - timedelta(minutes=70), "open", "e0"), ev(t, "state", "e0", "learning")]
+    answers = [Attempt(P._iso(t + timedelta(minutes=111, seconds=s)), "p", 0, "1", True) for s in (0, 20, 40)]
+    line = P.read_timeline(guide, events, answers, NOW, UTC)
+    assert line.day_seconds == {date(2026, 6, 10): pytest.approx(70 * 60 + 30 * 60 + 40)}
+    assert line.spent_s == {"e0": pytest.approx(70 * 60)}  # reading time only
+
+
 # -- days, midnight and time zones ------------------------------------------------------------------
 
 

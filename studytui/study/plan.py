@@ -18,8 +18,10 @@ How the figures are made (docs/study-plan.md says the same for learners):
   next counts while at least one entry is started, split equally between the entries started at
   that moment (two entries open at once never count a minute twice). A gap longer than a sitting
   (SITTING_S, 3 h) counts for nothing and ends the sitting: whatever was started is stopped, so an
-  entry left open overnight does not count as 14 hours. The time between two practice answers
-  counts when it is at most PRACTICE_GAP_S. Time is put on the learner's calendar days, split at
+  entry left open overnight does not count as 14 hours. The time up to a practice answer is
+  practice: it counts when it is at most PRACTICE_GAP_S (the gap from another answer), or as
+  PRACTICE_GAP_S at most while an entry is started (when the reading stopped is not known), and it
+  is never an entry's reading time. Time is put on the learner's calendar days, split at
   local midnight. Time counts once the next event is logged: an entry open right now adds
   nothing until it is marked (or something else happens).
 * **Estimates** start from a default per kind (DEFAULT_MINUTES) adjusted by what the content
@@ -319,13 +321,19 @@ def read_timeline(
             gap = (item.at - previous.at).total_seconds()
             if gap > SITTING_S:
                 started.clear()  # a new sitting: nothing carries over
+            elif gap > 0 and item.kind == "attempt":
+                # The time up to a practice answer is practice, whatever else is open: at most
+                # PRACTICE_GAP_S of it (when reading stopped before it is not known), and none of it
+                # is an entry's reading time.
+                if previous.kind == "attempt" and gap <= PRACTICE_GAP_S:
+                    _credit(out, previous.at, item.at, tz)
+                elif previous.kind != "attempt" and started:
+                    _credit(out, item.at - timedelta(seconds=min(gap, PRACTICE_GAP_S)), item.at, tz)
             elif gap > 0 and started:
                 _credit(out, previous.at, item.at, tz)
                 share = gap / len(started)
                 for entry_id in started:
                     out.spent_s[entry_id] = out.spent_s.get(entry_id, 0.0) + share
-            elif gap > 0 and previous.kind == "attempt" and item.kind == "attempt" and gap <= PRACTICE_GAP_S:
-                _credit(out, previous.at, item.at, tz)
         day = local_date(item.at, tz)
         out.day_events[day] = out.day_events.get(day, 0) + 1
         if item.entry_id is not None:

@@ -198,12 +198,19 @@ class MainScreen(Screen[None]):
 
     def status_text(self, width: int) -> str:
         """The header line, fitted to `width` cells: the counts always whole. Where it does not
-        fit (80 columns), the plan's finish date goes first, then the overall bar, then the
-        practice wording, then the section's title give way."""
+        fit (80 columns), the overall bar, then the practice wording, then the section's title give
+        way, and the plan's finish date goes last."""
         if self.plan_label:
-            whole = self._progress_text(0) + f"  │  {self.plan_label}"
+            label = f"  │  {self.plan_label}"
+            whole = self._progress_text(0) + label
             if not width or len(whole) <= width:
                 return whole
+            # The finish date is what the plan adds (issue 29): the progress words shorten first
+            # to make room for it, down to the shortest counts; only then does it give way.
+            room = width - len(label)
+            shorter = self._progress_text(room) if room > 0 else ""
+            if shorter and len(shorter) <= room:
+                return shorter + label
         return self._progress_text(width)
 
     def _progress_text(self, width: int) -> str:
