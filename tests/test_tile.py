@@ -37,6 +37,7 @@ REFUSED = [
     (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "fp6"], "--dtype", "wgmma's types"),
     (["--cc", "9.0", "--tile", "128x128x64", "--dtype", "int4"], "--dtype", "int4"),
     (["--cc", "10.0", "--tile", "128x128x64", "--dtype", "int4"], "--dtype", "no int4 kind"),
+    (["--cc", "12.0", "--tile", "128x128x128", "--dtype", "int4"], "--dtype", "expands it into several times the instructions"),
     (["--cc", "10.3", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "on 8.0, 9.0 and 10.0 only"),
     (["--cc", "12.0", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "on 8.0, 9.0 and 10.0 only"),
     (["--cc", "8.6", "--tile", "128x128x64", "--dtype", "fp64"], "--dtype", "on 8.0, 9.0 and 10.0 only"),
@@ -61,7 +62,12 @@ REFUSED = [
      "--setmaxnreg", "over the 64,512"),
     (["--cc", "9.0", "--tile", "128x256x64", "--warp-specialized", "--threads", "384", "--setmaxnreg", "20/232"],
      "--setmaxnreg", "24 to 256"),
-    (["--cc", "9.0", "--tile", "128x256x64", "--setmaxnreg", "40/232"], "--setmaxnreg", "warp-specialized kernel"),
+    (["--cc", "9.0", "--tile", "128x256x64", "--setmaxnreg", "40/232"], "--setmaxnreg", "warp-specialized Hopper kernel"),
+    (["--cc", "10.0", "--tile", "128x128x32", "--dtype", "mxfp8"], "--tile", "K is a multiple of 128 for kind::mxf8f6f4"),
+    (["--cc", "10.0", "--tile", "128x128x192", "--dtype", "mxfp4"], "--tile", "Blk_SF = 4"),
+    (["--cc", "10.0", "--tile", "128x128x96", "--dtype", "nvfp4"], "--tile", "K is a multiple of 64 for kind::mxf4nvf4"),
+    (["--cc", "10.0", "--tile", "128x256x64", "--warp-specialized", "--setmaxnreg", "40/232"], "--setmaxnreg",
+     "Hopper's producer/consumer warpgroups only"),
     (["--cc", "9.0", "--tile", "128x256x64", "--threads", "256", "--epilogue-tile", "48x32"], "--epilogue-tile", "does not divide"),
     (["--cc", "9.0", "--tile", "128x128x64", "--epilogue", "none", "--epilogue-tile", "64x32"], "--epilogue-tile", "not used"),
     (["--cc", "9.0", "--tile", "128x128x64", "--threads", "auto5"], "--threads", "auto"),
@@ -96,7 +102,9 @@ def test_256x256x64_on_b200_is_a_cta_pair_with_room_for_two_accumulators() -> No
     assert v["a_bytes_per_stage"] == 128 * 64 * 2 and v["b_bytes_per_stage"] == 128 * 64 * 2  # 16 KiB each, 32 KiB a stage
     assert v["stage_bytes_per_cta"] == 32 * 1024 + 16
     assert v["tmem_columns"] == 256 and v["tmem_accumulator_buffers"] == 2 and v["tmem_columns_allocated"] == 512
-    assert v["stages"] == (232448 - 128 * 256 * 2) // (32 * 1024 + 16) == 5
+    # the epilogue stages CUTLASS's default 128x32 bf16 sub-tile twice, not the whole 128x256 C tile
+    assert v["epilogue_bytes"] == 2 * 128 * 32 * 2
+    assert v["stages"] == (232448 - 2 * 128 * 32 * 2) // (32 * 1024 + 16) == 6
 
 
 def test_cta_group_2_at_m128_splits_a_into_64_rows() -> None:
@@ -208,7 +216,7 @@ def test_mma_sync_architectures() -> None:
     assert rtx["mma_kind"] == "f8f6f4" and rtx["operand_bytes_per_element"] == 1.0 and rtx["compile_target"] == "sm_120a"
     # plain e4m3 mma.sync needs no arch-specific target on 12.0 (ptxas 13.0 assembles it for sm_120)
     assert tile_budget(get_cc("12.0"), 128, 128, 64, "fp8").values["compile_target"] == "sm_120"
-    assert tile_budget(get_cc("12.0"), 128, 128, 64, "mxfp8").values["compile_target"] == "sm_120a"
+    assert tile_budget(get_cc("12.0"), 128, 128, 128, "mxfp8").values["compile_target"] == "sm_120a"
     # fp64 runs as DMMA on 10.0 as on 9.0 (mma.sync m16n8k16 .f64, register accumulators)
     b200 = tile_budget(get_cc("10.0"), 64, 64, 16, "fp64").values
     assert b200["instruction"] == "mma.sync" and b200["mma_kind"] == "f64" and b200["compile_target"] == "sm_100"
@@ -223,8 +231,8 @@ def test_unpacked_fp4_fp6_take_k_in_multiples_of_128() -> None:
                 tile_budget(cc, 128, 128, k, dtype)
         assert tile_budget(cc, 128, 128, 128, dtype).values["stages"] >= 1
     assert tile_budget(cc, 128, 128, 64, "fp8").values["stages"] >= 1  # 8-bit loads as plain bytes
-    assert tile_budget(cc, 128, 128, 64, "mxfp8").values["stages"] >= 1
-    assert tile_budget(cc, 128, 128, 64, "mxfp4").values["stages"] >= 1  # packed fp4: 32 B rows, no unpacking
+    assert tile_budget(cc, 128, 128, 128, "mxfp8").values["stages"] >= 1
+    assert tile_budget(cc, 128, 128, 128, "mxfp4").values["stages"] >= 1  # packed fp4: 64 B rows, no unpacking
 
 
 def test_every_tcgen05_shape_rule_is_listed() -> None:
@@ -265,3 +273,76 @@ def test_tile_messages_name_fields_not_flags() -> None:
     result = tile_budget(get_cc("9.0"), 128, 128, 64, "bf16")
     assert "registers not counted (give registers per thread)" in " ".join(r[1] for r in result.rows)
     assert not any("--" in r[1] for r in result.rows)
+
+
+# ---- second review ------------------------------------------------------------------------------
+
+def test_block_scaled_k_is_a_multiple_of_four_scale_vectors() -> None:
+    # CUTLASS Sm1xxBlockScaledConfig: the scale layout's K extent is TileK / SFVecSize / 4, so K is a
+    # multiple of 128 for the mx kinds (one scale per 32) and of 64 for nvfp4 (one per 16).
+    for cc in ("10.0", "12.0"):
+        for dtype, bad, good in (("mxfp8", (32, 64, 96, 192), 128), ("mxfp4", (64, 192), 256), ("nvfp4", (32, 96), 64)):
+            for k in bad:
+                with pytest.raises(FieldError, match=r"scales come in blocks of 4 along K .*Blk_SF = 4"):
+                    tile_budget(get_cc(cc), 128, 128, k, dtype)
+            assert tile_budget(get_cc(cc), 128, 128, good, dtype).values["stages"] >= 1, (cc, dtype)
+    v = tile_budget(get_cc("10.0"), 128, 128, 128, "mxfp8").values
+    assert v["tmem_scale_factor_columns"] == (128 // 32 // 4) * 2  # whole 4-scale granules, A and B
+
+
+def test_setmaxnreg_off_hopper_is_refused_for_the_true_reason() -> None:
+    # ptxas 13.0 assembles setmaxnreg for sm_100a and sm_120a; the model's split is Hopper's only.
+    for cc, target in (("10.0", "sm_100a"), ("10.3", "sm_103a")):
+        with pytest.raises(FieldError) as info:
+            tile_budget(get_cc(cc), 128, 256, 64, "bf16", warp_specialized=True, setmaxnreg=(40, 232))
+        text = info.value.message
+        assert "Hopper's producer/consumer warpgroups only" in text and target in text, text
+        assert "turn on" not in text
+    with pytest.raises(FieldError) as info:
+        tile_budget(get_cc("12.0"), 128, 128, 64, "bf16", setmaxnreg=(40, 232))
+    assert "sm_120a" in info.value.message and "turn on" not in info.value.message
+    with pytest.raises(FieldError, match="needs cc 9.0 or later"):
+        tile_budget(get_cc("8.0"), 128, 128, 64, "bf16", setmaxnreg=(40, 232))
+    with pytest.raises(FieldError, match="turn on warp specialized"):  # on 9.0 it is the missing switch
+        tile_budget(get_cc("9.0"), 128, 128, 64, "bf16", threads=256, setmaxnreg=(40, 232))
+
+
+def test_sm100_default_epilogue_stages_cutlass_sub_tiles(capsys) -> None:
+    # CUTLASS sm100 EpilogueTileAuto without a C source: 4096 elements / 128 rows = 128x32, and
+    # StagesD = min(EpiTiles, 2) buffers of it; the register chunk is the same sub-tile.
+    result = tile_budget(get_cc("10.0"), 128, 256, 64, "bf16")
+    v = result.values
+    assert v["epilogue_tile"] == [128, 32] and v["epilogue_buffers"] == 2 and v["epilogue_bytes"] == 16384
+    assert v["epilogue_chunk"] == [128, 32] and v["epilogue_tile_source"] == "CUTLASS sm100 default"
+    assert v["stages"] == (232448 - 16384) // (16384 + 32768 + 16) == 4
+    rows = " ".join(r[1] for r in result.rows)
+    assert "the whole" not in rows and "128x32 bf16 sub-tile x 2 buffer(s), as CUTLASS's default sm100 epilogue" in rows
+    code, out, _ = cli(capsys, "--cc", "10.0", "--tile", "128x256x64", "--explain")
+    text = " ".join(out.split())
+    assert code == 0 and "StagesD = min(8 sub-tiles in 128x256, 2)" in text and "sm100_builder.inl" in text
+    # 2-CTA M = 128: 2x2 epilogue warps, 64 rows each, 4096 / 64 = 64 columns
+    pair = tile_budget(get_cc("10.0"), 128, 128, 64, "bf16", cta_group=2).values
+    assert pair["epilogue_tile"] == [64, 64] and pair["epilogue_bytes"] == 2 * 64 * 64 * 2
+    # block-scaled with N = 256: M x 128 (CUTLASS's OverlappingAccum case)
+    assert tile_budget(get_cc("10.0"), 128, 256, 128, "nvfp4").values["epilogue_tile"] == [128, 128]
+    # one sub-tile in the tile: one buffer
+    one = tile_budget(get_cc("10.0"), 128, 32, 64, "bf16").values
+    assert one["epilogue_buffers"] == 1 and one["epilogue_bytes"] == 128 * 32 * 2
+    # no epilogue via shared memory: nothing staged, tensor memory still read in 128x32 chunks
+    none = tile_budget(get_cc("10.0"), 128, 256, 64, "bf16", epilogue="none").values
+    assert none["epilogue_bytes"] == 0 and none["epilogue_chunk"] == [128, 32]
+    with pytest.raises(FieldError, match="CTA tile too small"):
+        tile_budget(get_cc("10.0"), 128, 8, 64, "bf16", c_dtype="fp8")
+
+
+def test_int4_on_blackwell_geforce_is_refused_like_fp64() -> None:
+    with pytest.raises(FieldError, match="7.5 and 8.x only"):
+        tile_budget(get_cc("12.0"), 128, 128, 128, "int4")
+    assert tile_budget(get_cc("8.9"), 128, 128, 128, "int4").values["mma_kind"] == "s4"
+
+
+def test_the_block_scaled_kinds_are_choices_of_the_form() -> None:
+    from studytui.calc.tile import SPEC
+
+    field = next(f for f in SPEC.fields if f.name == "dtype")
+    assert {"nvfp4", "mxfp8", "mxfp6", "mxfp4"} <= set(field.choices or ())

@@ -178,6 +178,27 @@ MMA_SYNC = {
 }
 
 
+# Integer mma.sync (s4 m16n8k64, s8 m16n8k32): A, B, C loaded, D stored, so none is optimised away.
+_PTX_INT = """.version 9.0
+.target {target}
+.address_size 64
+.visible .entry k(.param .u64 p){{
+ .reg .b32 r<8>; .reg .s32 s<8>; .reg .u64 rd<2>;
+ ld.param.u64 rd1, [p];
+ {loads}
+ {mma}
+ st.global.v4.s32 [rd1], {{s0,s1,s2,s3}};
+ ret;
+}}
+"""
+_LOADS_INT = " ".join([f"ld.global.b32 r{i}, [rd1+{4 * i}];" for i in range(6)]
+                      + [f"ld.global.s32 s{i}, [rd1+{4 * i}];" for i in range(4, 8)])
+MMA_SYNC_INT = {
+    "s4": "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32 {s0,s1,s2,s3}, {r0,r1,r2,r3}, {r4,r5}, {s4,s5,s6,s7};",
+    "s8": "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {s0,s1,s2,s3}, {r0,r1,r2,r3}, {r4,r5}, {s4,s5,s6,s7};",
+}
+
+
 def _text_bytes(cubin: bytes) -> int:
     """Size of the kernel's .text section in an ELF64 cubin (16 bytes a SASS instruction)."""
     shoff, = struct.unpack_from("<Q", cubin, 0x28)
@@ -198,7 +219,11 @@ def _assemble(tmp_path: Path, target: str, which: str) -> int | None:
     """.text bytes when ptxas assembles one mma.sync for `target`; None when it refuses."""
     src = tmp_path / f"{which}-{target}.ptx"
     out = tmp_path / f"{which}-{target}.cubin"
-    src.write_text(_PTX.format(target=target, loads=_LOADS, mma=MMA_SYNC[which]), encoding="utf-8")
+    if which in MMA_SYNC_INT:
+        text = _PTX_INT.format(target=target, loads=_LOADS_INT, mma=MMA_SYNC_INT[which])
+    else:
+        text = _PTX.format(target=target, loads=_LOADS, mma=MMA_SYNC[which])
+    src.write_text(text, encoding="utf-8")
     done = subprocess.run([PTXAS, f"-arch={target}", str(src), "-o", str(out)], capture_output=True, text=True, timeout=60)
     return _text_bytes(out.read_bytes()) if done.returncode == 0 else None
 
@@ -222,3 +247,28 @@ def test_ptxas_agrees_with_the_mma_sync_targets_and_fp64_paths(tmp_path: Path) -
     for cc in ("10.3", "12.0"):
         with pytest.raises(FieldError, match="expands m16n8k16"):
             mma_path(cc, "fp64")
+
+
+INT4_NATIVE = ("sm_80", "sm_86", "sm_89")
+INT4_EMULATED = ("sm_90", "sm_100a", "sm_103a", "sm_120", "sm_120a")
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas is not installed")
+def test_ptxas_emulates_int4_mma_sync_from_sm_90_so_the_model_refuses_it_there(tmp_path: Path) -> None:
+    # s8 m16n8k32 is the same kernel size on every target: one tensor-core instruction.
+    s8 = {t: _assemble(tmp_path, t, "s8") for t in INT4_NATIVE + INT4_EMULATED}
+    assert all(s8.values()) and len(set(s8.values())) == 1, s8
+    # s4 m16n8k64 matches it where int4 is native (8.x) and is several times larger from sm_90 on
+    # (ptxas 13.0: 24 against 216 instruction slots in this kernel), an emulation.
+    s4 = {t: _assemble(tmp_path, t, "s4") for t in INT4_NATIVE + INT4_EMULATED}
+    assert all(s4.values()), s4
+    one = next(iter(s8.values()))
+    assert all(s4[t] == one for t in INT4_NATIVE), (s4, one)
+    assert all(s4[t] >= 3 * one for t in INT4_EMULATED), (s4, one)
+    from studytui.calc.mma import mma_path
+
+    for cc in ("8.0", "8.6", "8.9"):
+        assert mma_path(cc, "int4").kind == "s4"
+    for cc in ("9.0", "10.0", "10.3", "12.0"):
+        with pytest.raises(FieldError, match="one tensor-core instruction on 7.5 and 8.x only"):
+            mma_path(cc, "int4")

@@ -90,7 +90,7 @@ class Ceilings:
         With a measured profile and `gpus`, the link figure is the one measured over that many
         GPUs (capped at the scale-up domain); another count's figure stands in with a note.
         """
-        from studytui.calc.collective import Fabric, nvls_efficiency
+        from studytui.calc.collective import Fabric
 
         acc = self.accelerator
         link_bw, link_label, measured_gpus, measured_note = self.link_bw_per_direction, self.provenance.get("link_bw", ""), None, ""
@@ -121,7 +121,6 @@ class Ceilings:
             else "network (--net-bw)",
             net_source=(acc.scale_out_source or "") if acc and self.provenance.get("net_bw", "").startswith("catalog") else "",
             nvls=bool(acc and acc.nvls),
-            nvls_efficiency=nvls_efficiency(str(acc.raw.get("arch") or "")) if acc else 0.85,
             torus_axis=bool(
                 acc and acc.axis_bw_per_direction and not self.provenance.get("link_bw", "").startswith(("override", "measured"))
             ),

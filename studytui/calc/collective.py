@@ -58,7 +58,6 @@ class Fabric:
     axis_source: str = ""
     axis_max_chips: int | None = None
     nvls: bool = False  # NVLink SHARP (in-switch reduction) exists on this system
-    nvls_efficiency: float = 0.85  # NCCL's tuner: the share of the link NVLS reaches (Hopper 0.85, Blackwell 0.74)
     torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
     catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
     measured_gpus: int | None = None  # link_bw was measured on this many GPUs
@@ -126,9 +125,12 @@ def _nvls_modelled(fabric: Fabric) -> bool:
     return fabric.nvls and fabric.measured_gpus is None and not fabric.measured_note
 
 
-def nvls_efficiency(arch: str) -> float:
-    """NCCL's tuner (src/graph/tuning.cc, nvlsEfficiency): Hopper 0.85, Blackwell 0.74."""
-    return 0.74 if "blackwell" in arch.lower() else 0.85
+# What NVLS reaches, measured (a bound is not a forecast): on 8 H100 NCCL's ring gets about 370 GB/s
+# of the 450 GB/s line rate and NVLS all-reduce about 480 GB/s bus bandwidth (NCCL's maintainer,
+# NVIDIA/nccl-tests issue #212); on 8 B300 users report 695 GB/s by ring and 845 GB/s by NVLS
+# (NVIDIA/nccl issue #2140).
+NVLS_MEASURED = ("a bound: NVLS all-reduce measures ~480 GB/s busbw on 8 H100 (ring ~370; NVIDIA/nccl-tests#212), "
+                 "~845 GB/s on 8 B300 (NVIDIA/nccl#2140)")
 
 
 def bus_factor(op: str, n: int) -> tuple[float, str]:
@@ -213,10 +215,10 @@ def _flat_plans(op: str, n: int, fabric: Fabric) -> tuple[list[Plan], float, str
         plans = [ring, tree]
         if _nvls_modelled(fabric):
             # Each GPU sends its buffer to the switch once (which reduces it) and receives the sum once
-            # (multicast): M each way instead of a ring's 2(n-1)/n x M, at NCCL's efficiency.
-            e = fabric.nvls_efficiency
+            # (multicast): at most M each way instead of a ring's 2(n-1)/n x M. A bound, as the
+            # ring's line rate is; what NVLS reaches is far below it (NVLS_MEASURED).
             plans.append(Plan("nvls", "NVLS: NVLink SHARP reduces in the switch",
-                              (Tier(name, 1 / e, rate, f"M / {g(e)} (NCCL's NVLS efficiency)"),), 0, "0",
+                              (Tier(name, 1.0, rate, "M (the switch reduces: each GPU sends and receives the buffer once)"),), 0, "0",
                               NVLS_CALL_S, "NCCL's NVLS cost per call"))
         return plans, rate, why
     if op in ("all_gather", "reduce_scatter"):
@@ -245,12 +247,17 @@ def _cross_plans(op: str, n: int, d: int, fabric: Fabric, net_bw: float) -> list
     if op == "all_reduce":
         ring = Plan("ring", "ring across domains", (Tier(up, 2 * (n - 1) / n, link, "2(n-1)/n x M"),
                                                    Tier(net, 2 * (n - 1) / n / d, net_bw, "2(n-1)/n x M / d")), 2 * (n - 1), "2(n-1)")
-        tree_tiers = (Tier(up, 2.0, link, "2 x M"), Tier(net, 2.0 / d, net_bw, "2 x M / d"))
+        # Between two domains NCCL's tree is a chain: the reduce crosses one way and the broadcast
+        # the other, M / d each way per GPU; past two, the binary tree's middle ranks carry twice that.
+        net_tier = Tier(net, 1.0 / d, net_bw, "M / d (two domains: a chain, once each way)") if k == 2 else \
+            Tier(net, 2.0 / d, net_bw, "2 x M / d")
+        tree_tiers = (Tier(up, 2.0, link, "2 x M"), net_tier)
+        nvls_tiers = (Tier(up, 1.0, link, "M (the switch reduces)"), net_tier)
         plans = [ring, Plan("tree", "tree: a chain in each domain, a binary tree across", tree_tiers,
                             2 * ((d - 1) + _log2(k)), "2((d-1) + ceil(log2 k))")]
         if _nvls_modelled(fabric):
             levels = _log2(k)
-            plans.append(Plan("nvls", "NVLS tree: NVLink SHARP in each domain, a binary tree across", tree_tiers, 0, "0",
+            plans.append(Plan("nvls", "NVLS tree: NVLink SHARP in each domain, a binary tree across", nvls_tiers, 0, "0",
                               NVLS_CALL_S + 2 * levels * NVLS_TREE_LEVEL_S,
                               f"NCCL's NVLS tree cost per call, 25 us + 2 x ceil(log2 k) x 20.9 us = 25 us + 2 x {levels} x 20.9 us"))
         return plans
@@ -346,15 +353,17 @@ def _notes(result: Result, op: str, fabric: Fabric, n: int, plan: Plan, plans: l
     )
     if plan.algorithm == "nvls":
         across = plan.label.startswith("NVLS tree")
+        if op == "all_reduce":
+            result.warn(NVLS_MEASURED)
         tree_text = (" plus 20.9 us per network level twice (a binary tree across domains; each GPU sends and receives the "
                      "buffer twice, as in NCCL's tree)")
         result.assume("NVLink SHARP (NVLS): the NVSwitch reduces or multicasts the data, so a call has no ring steps; it costs what "
                       "NCCL's tuner charges it, 25 us per call" + (tree_text if across else "")
                       + f" ({NVLS_SOURCE}), whatever --latency says; " + (
-                          "its bandwidth term is taken as the tree's. " if across else
+                          "inside each domain the switch reduces (M each way, a bound), across domains the tree's network term. "
+                          if across else
                           "for an all-reduce each GPU sends its buffer to the switch once and receives the sum once, so it moves M each "
-                          "way instead of a ring's 2(n-1)/n x M, at the share of the link NCCL's tuner expects NVLS to reach "
-                          "(nvlsEfficiency: Hopper 0.85, Blackwell 0.74), which lifts bus bandwidth above the link rate; for all-gather "
+                          "way instead of a ring's 2(n-1)/n x M: a bound that lifts bus bandwidth above the link rate; for all-gather "
                           "and reduce-scatter "
                           "the bandwidth term is the ring's. ")
                       + "That fixed cost is why NCCL keeps a ring or tree at small sizes; serving engines often use their own one-shot "
@@ -566,7 +575,8 @@ def _hierarchical(op: str, n: int, d: int, nbytes: float, latency: float, fabric
         network_fraction_used=net_bytes / time_s / net_bw,
     )
     if op != "all_to_all":
-        result.values["busbw_bound"] = ring_bound
+        # what this plan's tiers allow (the ring: min(link, d x network)); no latency
+        result.values["busbw_bound"] = bus * min(up.rate / up.factor, across.rate / across.factor)
     result.step(f"n = {n} GPUs = {k} domains x d = {d} GPUs")
     if op in ("all_reduce", "all_gather", "reduce_scatter", "broadcast") and plan.algorithm == "ring":
         result.step(f"the ring's channels leave each domain through all {d} NICs: it runs at min(link, d x network) = "

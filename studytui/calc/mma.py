@@ -24,7 +24,11 @@ validity test (tests/test_tile_validity.py) can hold them against every row ptxa
   expands m16n8k16 there into several times the instructions it emits for sm_90 and sm_100a, and the
   catalog has no FP64 tensor-core gain for those parts (B300: 1.2 TFLOPS on both pipes; RTX 5090:
   none), so the model takes DMMA as a tensor-core path on 8.0, 9.0 and 10.0 only
-  (tests/test_tile.py re-runs ptxas when it is installed).
+  (tests/test_tile_validity.py re-runs ptxas when it is installed). int4 (mma.sync .s4) likewise:
+  m16n8k64 .s4 assembles to the same code size as s8 m16n8k32 on sm_80, sm_86 and sm_89 (one
+  tensor-core instruction), and to several times that on sm_90, sm_100a, sm_103a, sm_120 and
+  sm_120a, where ptxas emulates it (s8 m16n8k32 stays one instruction everywhere); so int4 is a
+  tensor-core type on 7.5 and 8.x only (tests/test_tile_validity.py re-runs ptxas when it is installed).
 - fp4/fp6 operands of kind::f8f6f4 and kind::mxf8f6f4 sit unpacked in shared memory (one byte
   each); TMA loads them with CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B / 16U6_ALIGN16B, whose boxDim[0]
   must be 128 (cuda.h, cuTensorMapEncodeTiled), and CUTLASS requires TileShape_K % 128 == 0 for
@@ -245,7 +249,8 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
             raise _refuse(cc, dtype, "wgmma's types are f16, bf16, tf32, e4m3/e5m2, s8/u8 and b1; fp6 and fp4 arrive with "
                                      "Blackwell (kind::f8f6f4)")
         if dtype == "int4":
-            raise _refuse(cc, dtype, "wgmma's integer types are s8/u8 (and b1); int4 MMA is not a Hopper tensor-core type")
+            raise _refuse(cc, dtype, "wgmma's integer types are s8/u8 (and b1); int4 is not a Hopper tensor-core type; "
+                                     + INT4_TENSOR_RULE + ": ptxas 13.0 emulates it for sm_90")
         if dtype == "fp64":
             return fp64_path(cc)
         kind = {"fp16": "f16", "bf16": "bf16", "tf32": "tf32", "fp8": "e4m3", "int8": "s8"}[dtype]
@@ -288,12 +293,18 @@ def mma_path(cc: str, dtype: str) -> MmaPath:
                             "one per byte", unpacked_bits=6 if dtype == "fp6" else 4)
     if scaled:  # 12.0
         return _scaled_path(cc, dtype, "mma.sync", 16, 8, "sm_120a")
+    if dtype == "int4" and major >= 9:
+        raise _refuse(cc, dtype, INT4_TENSOR_RULE + f"; ptxas 13.0 assembles mma.sync.m16n8k64 .s4 for sm_{cc.replace('.', '')} "
+                                 "but expands it into several times the instructions it emits for sm_80 and sm_89 (and for s8 "
+                                 "m16n8k32 on every target): an emulation, not one tensor-core instruction; int4 runs as int8 "
+                                 "or on the CUDA cores here")
     if dtype not in table8:
         raise _refuse(cc, dtype, f"no MMA form for {dtype}")
     kind, k, size = table8[dtype]
     return MmaPath("mma.sync", kind, k, 16, 8, size, 4, target=f"sm_{cc.replace('.', '')}")
 
 
+INT4_TENSOR_RULE = "int4 MMA (mma.sync .s4) is one tensor-core instruction on 7.5 and 8.x only (Turing, Ampere, Ada)"
 FP64_TENSOR_RULE = "FP64 tensor cores (DMMA) are on 8.0, 9.0 and 10.0 only (the catalog's A100, H100/H200 and B200/GB200)"
 
 
@@ -350,7 +361,8 @@ def _tcgen05_path(cc: str, dtype: str) -> MmaPath:
             raise _refuse(cc, dtype, rule)
         return MmaPath("tcgen05.mma", "i8", 32, 64, 8, 1.0, 4, target=target)
     if dtype == "int4":
-        raise _refuse(cc, dtype, "tcgen05 has no int4 kind (kinds: f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4, mxf4nvf4)")
+        raise _refuse(cc, dtype, "tcgen05 has no int4 kind (kinds: f16, tf32, f8f6f4, i8, mxf8f6f4, mxf4, mxf4nvf4); "
+                                 f"{INT4_TENSOR_RULE}: ptxas 13.0 emulates it for {target}")
     if dtype == "fp64":
         return fp64_path(cc)
     raise _refuse(cc, dtype, f"no tcgen05 kind for {dtype}")

@@ -235,7 +235,9 @@ def likely_carveout(occ: Occupancy) -> dict[str, Any]:
     holding the resident blocks, at most the largest (which the block count assumes), and the
     H200's measured choice where this launch shape was measured."""
     cc = occ.cc
-    smallest = _carveout_for(cc, occ.smem_per_block * occ.blocks) or cc.shared_memory_per_sm
+    smallest = _carveout_for(cc, occ.smem_per_block * occ.blocks)
+    if smallest is None:  # 0 KiB (Volta, Ampere, ...) is a carve-out, not a missing one
+        smallest = cc.shared_memory_per_sm
     measured = None
     if cc.cc == "9.0" and not occ.static_smem:
         kib = H200_MEASURED_CARVEOUT_KIB.get((occ.threads, occ.dyn_smem, occ.blocks))
@@ -251,15 +253,17 @@ def _carveout_for(cc: ComputeCapability, wanted: int) -> int | None:
     return None
 
 
-def carveout_choice(cc: ComputeCapability, carveout: int, smem_per_block: int) -> tuple[int, int, int | None]:
-    """(the preference in bytes, the carve-out it rounds up to (None past the largest), the
+def carveout_choice(cc: ComputeCapability, carveout: int, smem_per_block: int) -> tuple[int, int, int]:
+    """(the preference in bytes, the carve-out it rounds up to (the largest past the largest), the
     carve-out the blocks run in): a preference too small for one block gives way to the smallest
     carve-out that holds one (cuda_occupancy.h)."""
     wanted = carveout * cc.shared_memory_per_sm // 100
     preferred = _carveout_for(cc, wanted)
     if preferred is not None and preferred >= smem_per_block:
         return wanted, preferred, preferred
-    return wanted, preferred or cc.shared_memory_per_sm, _carveout_for(cc, smem_per_block) or cc.shared_memory_per_sm
+    holding = _carveout_for(cc, smem_per_block)
+    return (wanted, cc.shared_memory_per_sm if preferred is None else preferred,
+            cc.shared_memory_per_sm if holding is None else holding)
 
 
 def smallest_preference_for(cc: ComputeCapability, carve_bytes: int) -> int:
@@ -340,7 +344,7 @@ def blocks_per_sm(
         refused = refused or f"{static_smem + dyn_smem:,} B of shared memory per block is over {what} of {usable:,} B"
     else:
         if carveout is not None:
-            smem_config = carveout_choice(cc, carveout, smem_per_block)[2] or cc.shared_memory_per_sm
+            smem_config = carveout_choice(cc, carveout, smem_per_block)[2]
         smem_limit = smem_config // smem_per_block if smem_per_block else cc.max_blocks_per_sm
 
     limits = {"warps": warp_limit, "blocks": cc.max_blocks_per_sm, "registers": reg_limit, "shared memory": smem_limit}
@@ -612,19 +616,38 @@ def _cluster_capacity(result: Result, cc: ComputeCapability, occ: Occupancy, dim
     if clusters is not None and slots:
         idle = max(0.0, 1 - clusters * size / slots)
         result.values["idle_sm_fraction"] = idle
+        # An idle fraction from an upper bound on clusters is a lower bound on the idle SMs.
+        result.values["idle_sm_fraction_bound"] = "exact" if source == "measured" else "at least"
+    sibling = (_sibling_cluster_measurement(accelerator, sm_count, size, occ.blocks, data_dir)
+               if source == "upper bound" else None)
+    if sibling is not None:
+        result.values["same_chip_measured"] = sibling
     blocks_text = f"{shape} = {size} blocks" if shape != str(size) else f"{size} blocks"
     result.row("cluster", blocks_text + ", all resident at once on SMs of one GPC"
                + ("" if size <= (cc.cluster_portable or 0) else "  (non-portable: over 8)"))
     result.row("max active clusters", f"{clusters}: {how}" if clusters is not None else how)
     if idle is not None and clusters is not None:
         per = "SMs" if occ.blocks == 1 else "block slots"
-        result.row("idle SMs" if occ.blocks == 1 else "idle block slots",
-                   f"{idle:.0%} ({clusters} x {size} = {clusters * size} of {slots} {per} busy)")
+        if source == "measured":
+            idle_text = f"{idle:.0%} ({clusters} x {size} = {clusters * size} of {slots} {per} busy)"
+        else:
+            idle_text = (f"at least {idle:.0%} (at most {clusters} x {size} = {clusters * size} of {slots} {per} busy: the "
+                         "cluster count is an upper bound)")
+            if sibling is not None:
+                idle_text += (f"; the {sibling['name']}, the same {sibling['chip']} chip with {sibling['sm_count']} SMs, "
+                              f"measured {sibling['max_active_clusters']} clusters of {size} in this configuration: "
+                              f"{sibling['idle_sm_fraction']:.0%} idle (its GPC layout may differ from this GPU's)")
+        result.row("idle SMs" if occ.blocks == 1 else "idle block slots", idle_text)
     result.row("distributed shared memory", f"{dsmem:,} B per cluster ({size} x {smem_bytes:,} B, each block's reachable by the "
                "others through DSMEM)")
     result.step(f"max active clusters = {clusters} ({how})" if clusters is not None else f"max active clusters: {how}")
     if idle is not None:
-        result.step(f"idle = 1 - {clusters} x {size} / ({slots // max(occ.blocks, 1)} SMs x {occ.blocks}) = {idle:.1%}")
+        result.step(f"idle = 1 - {clusters} x {size} / ({slots // max(occ.blocks, 1)} SMs x {occ.blocks}) = {idle:.1%}"
+                    + ("" if source == "measured" else " (at least: the clusters are an upper bound)"))
+    if sibling is not None:
+        result.step(f"measured on the {sibling['name']} ({sibling['chip']}, {sibling['sm_count']} SMs): {sibling['max_active_clusters']} "
+                    f"clusters of {size} at {occ.blocks} block(s) per SM, idle = {sibling['idle_sm_fraction']:.1%} "
+                    f"({sibling['record']})")
     result.step(f"distributed shared memory = {size} x {smem_bytes:,} B = {dsmem:,} B")
     if source == "measured" and record is not None:
         result.assume(f"max_active_clusters is {CLUSTER_API}'s answer recorded on the GPU for this cluster size and blocks per SM "
@@ -636,10 +659,43 @@ def _cluster_capacity(result: Result, cc: ComputeCapability, occ: Occupancy, dim
     else:
         result.assume("how many clusters fit on the whole GPU depends on how its SMs are grouped into GPCs, which the per-SM "
                       f"arithmetic does not model: ask {CLUSTER_API} (on an H200 it gives 66 clusters of 2, 39 of 3, 30 of 4, "
-                      "15 of 8 and 7 of 16 at 1 block per SM, where the bound says 66, 44, 33, 16 and 8)")
+                      "15 of 8, 7 of 12 and 7 of 16 at 1 block per SM, where the bound says 66, 44, 33, 16, 11 and 8)")
     if size > (cc.cluster_portable or 0):
         result.warn(f"a cluster of {size} is non-portable: it needs cudaFuncAttributeNonPortableClusterSizeAllowed = 1 (without it "
                     "the H200 refused every size from 9 to 16) and may not launch on other parts")
+
+
+def _sibling_cluster_measurement(accelerator: str | None, sm_count: int | None, size: int, blocks: int,
+                                 data_dir: str | os.PathLike[str] | None) -> dict[str, Any] | None:
+    """The measured cluster count of another catalog GPU with the same chip and SM count as
+    `accelerator` (e.g. the H200 for the H100 SXM: both GH100 with 132 SMs), for this cluster size
+    and blocks per SM; None when there is none."""
+    if not accelerator or not sm_count:
+        return None
+    from studytui.calc.hardware import load_catalog
+    from studytui.core.errors import UsageError
+
+    try:
+        catalog = load_catalog(data_dir)
+        this = catalog.get(accelerator)
+    except (FieldError, UsageError):  # an unreadable catalog only loses the comparison
+        return None
+    arch = str(this.raw.get("arch") or "")
+    die = re.search(r"\(([^()]+)\)", arch)  # "Hopper (GH100)" -> GH100
+    if not arch:
+        return None
+    chip = die.group(1) if die else arch
+    for other in catalog:
+        if other.id == this.id or other.sm_count != sm_count or str(other.raw.get("arch") or "") != arch:
+            continue
+        record = cluster_record(other.id, data_dir)
+        measured = record.table.get((size, blocks)) if record else None
+        if record is None or measured is None or record.sm_count != sm_count:
+            continue
+        return {"accelerator": other.id, "name": other.name, "chip": chip, "sm_count": sm_count,
+                "max_active_clusters": measured, "idle_sm_fraction": max(0.0, 1 - measured * size / (sm_count * blocks)),
+                "record": record.path.name}
+    return None
 
 
 def _data_root(data_dir: str | os.PathLike[str] | None) -> Path | None:
@@ -788,9 +844,12 @@ def occupancy(
         result.step(f"carve-out for the block count: the largest supported, {config_kib} KiB = {occ.smem_config:,} B, as "
                     f"cuda_occupancy.h counts a kernel with no preference (supported: {cc.carveouts}; CUDA Programming Guide)")
         if likely is not None:
+            which = (f"and often more ({CARVEOUT_MEASUREMENT})" if cc.cc == "9.0" else
+                     f"up to the largest; which one it picks is not measured on cc {cc.cc} (the one measurement is an "
+                     "H200's, cc 9.0)")
             result.step(f"carve-out the launch may run in: the driver chooses per launch, at least the smallest holding "
                         f"{occ.blocks} x {occ.smem_per_block:,} B = {occ.blocks * occ.smem_per_block:,} B, i.e. "
-                        f"{likely['smallest'] // 1024} KiB, and often more ({CARVEOUT_MEASUREMENT})")
+                        f"{likely['smallest'] // 1024} KiB, {which}")
     else:
         wanted, rounded, used = carveout_choice(cc, carveout, occ.smem_per_block)
         line = (f"carve-out = {carveout}% of {cc.shared_memory_per_sm:,} B = {wanted:,} B, rounded up to the next supported "

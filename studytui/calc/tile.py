@@ -40,12 +40,19 @@ BARRIER_BYTES_PER_STAGE = 16  # two 8-byte mbarriers (full, empty) per stage on 
 WARPGROUP = 128
 SETMAXNREG_MIN, SETMAXNREG_MAX, SETMAXNREG_STEP = 24, 256, 8  # PTX ISA setmaxnreg: 24..256, multiples of 8
 CUTLASS_SETMAXNREG = (40, 232)  # CUTLASS sm90 warp-specialized kernels: producer 40, consumers 232 (2 consumer warpgroups)
-EPILOGUE_SUBTILE_BUFFERS = 2  # a TMA-store epilogue double-buffers its sub-tile (CUTLASS sm90 StagesD = 2)
+# A TMA-store epilogue buffers up to two sub-tiles of D in shared memory: CUTLASS's sm90 and sm100
+# epilogue builders both take StagesD = min(EpiTiles, 2), EpiTiles being the sub-tiles in the CTA's tile.
+EPILOGUE_SUBTILE_BUFFERS = 2
 SF_BLOCK_ROWS = 128  # block-scale factors move in blocks of 128 rows x 4 scales (CUTLASS Sm1xxBlockScaledBasicChunk)
+SF_BLOCK_K = 4  # ... and 4 scales along K (Blk_SF = 4): a tile's K is a multiple of 4 x the scale vector
+SF_BLOCK_K_SOURCE = ("CUTLASS Sm1xxBlockScaledConfig deduce_smem_layoutSFA/SFB: the K extent of the scale layout is "
+                     "TileK / SFVecSize / Blk_SF with Blk_SF = 4")
 # The tensor-memory columns the sm100 epilogue reads at a time: CUTLASS's EpilogueTileAuto without a
 # C source is 4096 elements / 128 rows = 32 columns (sm100_dense_compute_tile_shape_or_override),
 # one tcgen05.ld.32x32b.x32 per warp: 32 registers per thread.
 TMEM_EPILOGUE_COLUMNS = 32
+SM100_EPILOGUE_SOURCE = ("CUTLASS epilogue/collective/builders/sm100_builder.inl, sm100_dense_compute_tile_shape_or_override "
+                         "and sm100_dense_dispatch_policy")
 _TILE = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
 _TILE2 = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
 _PAIR = re.compile(r"^\s*(\d+)\s*[/,:]\s*(\d+)\s*$")
@@ -142,6 +149,26 @@ def _mma_sync_warps_ok(m: int, n: int, warps: int, path: MmaPath) -> bool:
     return False
 
 
+def sm100_epilogue_tile(m_cta: int, n: int, mma_m: int, cta_group: int, d_bits: float, block_scaled: bool,
+                        *, d_name: str = "", tma_store: bool = True) -> tuple[int, int]:
+    """The epilogue sub-tile CUTLASS's sm100 builder picks with EpilogueTileAuto and no C source
+    (sm100_dense_compute_tile_shape_or_override): M = min(CTA M, 32 x the epilogue warps along M);
+    N = 4096 elements / M (8192 for a 4-bit D), at least 128 bits of D per row (per warp along N),
+    the whole N when that does not divide it; block-scaled kinds with N = 256 take M x 128."""
+    warp_m, warp_n = (2, 2) if cta_group == 2 and mma_m == 128 else (4, 1)  # sm100_tmem_warps
+    tile_m = min(m_cta, 32 * warp_m)
+    if block_scaled and n == 256:
+        return tile_m, 128
+    n_perf = (8192 if d_bits == 4 else 4096) // tile_m
+    n_min = (128 if d_bits == 6 else int(128 // d_bits)) * warp_n
+    if n < n_min and tma_store:
+        raise FieldError("tile", f"N = {n} is under the {n_min} columns CUTLASS's sm100 TMA epilogue needs for {d_name or 'this'} "
+                         "output (128 bits a row per epilogue warp along N; its 'CTA tile too small'); use a wider tile or "
+                         "no epilogue via shared memory")
+    n_tmp = min(n, max(n_perf, n_min))
+    return tile_m, (n_tmp if n % n_tmp == 0 else n)
+
+
 def _accumulator_regs(m: int, n: int, acc_bytes: int, threads: int) -> int:
     return math.ceil(m * n * acc_bytes / 4 / threads)
 
@@ -196,6 +223,10 @@ def _shape_rules(cc: ComputeCapability, path: MmaPath, m: int, n: int, k: int, c
     if k % path.k:
         rules.append(f"K is a multiple of the {path.k} one {'kind::' if path.instruction == 'tcgen05.mma' else ''}{path.kind} "
                      f"instruction takes (got {k})")
+    if path.scale_vector and k % (SF_BLOCK_K * path.scale_vector):
+        step = SF_BLOCK_K * path.scale_vector
+        rules.append(f"K is a multiple of {step} for kind::{path.kind}: one scale per {path.scale_vector} elements, and scales "
+                     f"come in blocks of {SF_BLOCK_K} along K (got {k}; {SF_BLOCK_K_SOURCE})")
     row = k * path.smem_bytes
     if cc.cluster_portable is not None and row % 16:
         rules.append(f"TMA boxes need rows of a multiple of 16 bytes (K = {k} x {path.smem_bytes:g} B = {row:g} B)")
@@ -211,7 +242,8 @@ def _check_shape(cc: ComputeCapability, path: MmaPath, m: int, n: int, k: int, c
     if rules:
         source = CUTLASS_UMMA if path.instruction == "tcgen05.mma" else "PTX ISA 9.0" + (
             ", checked with ptxas 13.0" if path.instruction == "wgmma.mma_async" else "")
-        raise FieldError("tile", f"{m}x{n}x{k} is not a {path.instruction} tile on cc {cc.cc}: " + "; ".join(rules) + f" ({source})")
+        raise FieldError("tile", f"{m}x{n}x{k} is not a {path.instruction} tile on cc {cc.cc}: " + "; ".join(rules)
+                         + f" (instruction shapes: {source})")
 
 
 # ---- the budget --------------------------------------------------------------------------------
@@ -255,7 +287,7 @@ def tile_budget(
         raise FieldError("warp_specialized", f"warp specialisation here models Hopper's producer/consumer warpgroups (9.0) and "
                          f"Blackwell's TMA/MMA/epilogue warps (10.x); cc {cc.cc} uses {path.instruction}")
     if setmaxnreg is not None and not (wgmma and warp_specialized):
-        raise FieldError("setmaxnreg", "a setmaxnreg split is for a warp-specialized Hopper kernel (turn on warp specialized, cc 9.0)")
+        raise FieldError("setmaxnreg", _setmaxnreg_refusal(cc, path, warp_specialized))
 
     # threads and their roles
     auto_threads = threads is None
@@ -316,13 +348,24 @@ def tile_budget(
 
     # epilogue
     c_bytes = dtype_bytes(c_dtype)
+    # tcgen05: without a sub-tile given, CUTLASS's default sm100 epilogue tile, which both sets how
+    # tensor memory is read (registers) and, with an epilogue via shared memory, what is staged there.
+    auto_epilogue = None
+    if tcgen05 and epilogue_tile is None:
+        auto_epilogue = sm100_epilogue_tile(m_cta, n, m, group, c_bytes * 8, path.scale_vector is not None, d_name=c_dtype,
+                                            tma_store=epilogue == "smem")
+    epi_buffers = 0
     if epilogue_tile is not None:
         if epilogue == "none":
             raise FieldError("epilogue_tile", "is not used: with no epilogue via shared memory (none) no C tile is staged there")
         em, en = epilogue_tile
         if m_cta % em or n % en:
             raise FieldError("epilogue_tile", f"{em}x{en} does not divide the {m_cta}x{n} C tile a CTA writes")
-        epi = math.ceil(em * en * c_bytes) * EPILOGUE_SUBTILE_BUFFERS
+    staged = epilogue_tile or (auto_epilogue if epilogue == "smem" else None)
+    if staged is not None:
+        epi_tiles = (m_cta // staged[0]) * (n // staged[1])
+        epi_buffers = min(epi_tiles, EPILOGUE_SUBTILE_BUFFERS)
+        epi = math.ceil(staged[0] * staged[1] * c_bytes) * epi_buffers
     else:
         epi = math.ceil(m_cta * n * c_bytes) if epilogue == "smem" else 0
     budget = cc.shared_memory_per_block_optin
@@ -330,7 +373,7 @@ def tile_budget(
     if fit < 1:
         raise FieldError("tile", f"one stage ({stage:,} B) plus the epilogue buffer ({epi:,} B) is over the "
                          f"{budget:,} B ({budget // 1024} KiB) a block may use on cc {cc.cc}; use a smaller tile"
-                         + ("" if epilogue_tile or epilogue == "none" else " or an epilogue sub-tile"))
+                         + ("" if staged or epilogue == "none" else " or an epilogue sub-tile"))
     if stages is None:
         chosen = fit
     elif stages > fit:
@@ -382,9 +425,9 @@ def tile_budget(
             epi_chunk = (min(epilogue_tile[0], m_cta), epilogue_tile[1])
             chunk_why = "the epilogue sub-tile"
         else:
-            epi_chunk = (m_cta, min(TMEM_EPILOGUE_COLUMNS, n))
-            chunk_why = (f"tensor memory read {TMEM_EPILOGUE_COLUMNS} columns at a time, as CUTLASS's default sm100 epilogue "
-                         "tile does without a C source (4096 elements / 128 rows)")
+            epi_chunk = auto_epilogue or (m_cta, min(TMEM_EPILOGUE_COLUMNS, n))
+            chunk_why = (f"tensor memory read {epi_chunk[1]} columns at a time, in CUTLASS's default sm100 epilogue sub-tile "
+                         "without a C source")
         epi_regs = _accumulator_regs(epi_chunk[0], epi_chunk[1], 4, consumer_threads)
         if epi_regs > cc.max_registers_per_thread:
             raise FieldError("epilogue_tile", f"a {epi_chunk[0]}x{epi_chunk[1]} fp32 chunk over {consumer_threads} epilogue threads "
@@ -484,7 +527,8 @@ def tile_budget(
         cta_group=group, tile_per_cta={"m": m_cta, "n": n, "k": k},
         a_bytes_per_stage=a_bytes, b_bytes_per_stage=b_bytes, scale_factor_bytes_per_stage=sfa + sfb,
         operand_bytes_per_element=elem, barrier_bytes_per_stage=barrier, stage_bytes_per_cta=stage,
-        epilogue_bytes=epi, epilogue_tile=list(epilogue_tile) if epilogue_tile else None,
+        epilogue_bytes=epi, epilogue_tile=list(staged) if staged else None, epilogue_buffers=epi_buffers,
+        epilogue_tile_source="given" if epilogue_tile else "CUTLASS sm100 default" if staged else None,
         smem_budget_per_block=budget, max_stages=fit, stages=chosen,
         smem_per_block=total, blocks_per_sm=blocks, blocks_limited_by=binding,
         stages_for_two_blocks=max(0, two_blocks), two_blocks_prevented_by=[w.split(":")[0] for w in two_blocked],
@@ -499,9 +543,10 @@ def tile_budget(
     if barrier:
         per_stage += f" + barriers {barrier} B"
     result.row("per stage" + (" per CTA" if group == 2 else ""), per_stage + f" = {stage:,} B")
-    if epilogue_tile:
-        result.row("epilogue buffer", f"{epi:,} B ({epilogue_tile[0]}x{epilogue_tile[1]} {c_dtype} sub-tile x "
-                   f"{EPILOGUE_SUBTILE_BUFFERS} buffers)")
+    if staged:
+        result.row("epilogue buffer", f"{epi:,} B ({staged[0]}x{staged[1]} {c_dtype} sub-tile x {epi_buffers} buffer(s)"
+                   + ("" if epilogue_tile else ", as CUTLASS's default sm100 epilogue stages D without a C source; give an "
+                      "epilogue sub-tile for another") + ")")
     else:
         result.row("epilogue buffer", f"{epi:,} B (the whole {m_cta}x{n} {c_dtype} C tile)" if epi else "none (C written from registers)")
     result.row(
@@ -530,8 +575,12 @@ def tile_budget(
                     f"{sfa + sfb:,} B")
     if barrier:
         result.step(f"stage = A + B{' + scales' if sfa else ''} + {barrier} B of mbarriers (full + empty) = {stage:,} B")
-    if epilogue_tile:
-        result.step(f"epilogue = {epilogue_tile[0]} x {epilogue_tile[1]} x {c_bytes:g} B x {EPILOGUE_SUBTILE_BUFFERS} buffers = {epi:,} B")
+    if staged:
+        buffers_how = f"StagesD = min({(m_cta // staged[0]) * (n // staged[1])} sub-tiles in {m_cta}x{n}, {EPILOGUE_SUBTILE_BUFFERS})"
+        how = (buffers_how if epilogue_tile else
+               f"CUTLASS's default sm100 epilogue: EpilogueTileAuto without a C source gives the {staged[0]}x{staged[1]} sub-tile, "
+               f"{buffers_how} the buffers; {SM100_EPILOGUE_SOURCE}")
+        result.step(f"epilogue = {staged[0]} x {staged[1]} x {c_bytes:g} B x {epi_buffers} buffer(s) = {epi:,} B ({how})")
     else:
         result.step(f"epilogue = {m_cta} x {n} x {c_bytes:g} B = {epi:,} B" if epi else "epilogue: none in shared memory")
     result.step(f"stages that fit = ({budget:,} - {epi:,}) // {stage:,} = {fit}")
@@ -562,6 +611,21 @@ def tile_budget(
     result.assume(f"validity: {PTX_ISA}; wgmma shapes checked with ptxas 13.0 (tests/data/ptxas-mma-validity.yaml)"
                   + (f"; tcgen05 M and N from {CUTLASS_UMMA}" if tcgen05 else ""))
     return result
+
+
+def _setmaxnreg_refusal(cc: ComputeCapability, path: MmaPath, warp_specialized: bool) -> str:
+    """Why a setmaxnreg split is not checked for this kernel (the model covers Hopper's only)."""
+    if path.instruction == "wgmma.mma_async":
+        return "a setmaxnreg split is for a warp-specialized kernel: turn on warp specialized"
+    major = int(cc.cc.split(".")[0])
+    if major >= 10:
+        target = {"10.0": "sm_100a", "10.3": "sm_103a", "12.0": "sm_120a"}.get(cc.cc, f"sm_{cc.cc.replace('.', '')}a")
+        where = ("tcgen05 accumulates in tensor memory, so no consumer holds the accumulator in registers"
+                 if path.instruction == "tcgen05.mma" else f"cc {cc.cc} has no producer/consumer warpgroups in this model")
+        return (f"this model checks a setmaxnreg split for Hopper's producer/consumer warpgroups only (cc 9.0, wgmma); "
+                f"ptxas 13.0 assembles setmaxnreg for {target} (not plain sm_{cc.cc.replace('.', '')}), but here {where}: "
+                "leave the split at auto")
+    return f"setmaxnreg needs cc 9.0 or later (an arch-specific target such as sm_90a; ptxas 13.0), not cc {cc.cc}"
 
 
 def _setmaxnreg_check(cc: ComputeCapability, split: tuple[int, int] | None, threads: int, consumer_threads: int,
@@ -629,13 +693,18 @@ def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
     )
 
 
+# The block-scaled formats the tile model knows a kind for (mxint8 has none), beside the plain types;
+# each is refused with its rule on an architecture without it.
+TILE_DTYPES = DTYPES + ("nvfp4", "mxfp8", "mxfp6", "mxfp4")
+
+
 def _unused(p: dict[str, Any], given: frozenset[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     if p.get("epilogue") == "none":
         out["c_dtype"] = "with no epilogue via shared memory (none) no C tile is staged, so its precision is not used"
         out["epilogue_tile"] = "with no epilogue via shared memory (none) no C tile is staged"
     if not p.get("warp_specialized"):
-        out["setmaxnreg"] = "a setmaxnreg split is for a warp-specialized kernel (turn on warp specialized)"
+        out["setmaxnreg"] = "a setmaxnreg split is for a warp-specialized Hopper kernel (cc 9.0 with warp specialized)"
     return out
 
 
@@ -650,8 +719,8 @@ SPEC = CalcSpec(
         FieldSpec("tile", "tile MxNxK", "choice", "128x128x64", required=True,
                   choices=("64x64x32", "128x128x32", "128x128x64", "128x256x64", "256x128x64", "256x256x64", "128x176x64"),
                   help="block tile (a CTA pair's with tcgen05 cta_group::2), any MxNxK", free=True),
-        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=DTYPES,
-                  help="A and B element type; the block-scaled nvfp4, mxfp8, mxfp6, mxfp4 select tcgen05's mx kinds"),
+        FieldSpec("dtype", "input precision", "dtype", DEFAULT_DTYPE, choices=TILE_DTYPES,
+                  help="A and B element type; the block-scaled nvfp4, mxfp8, mxfp6, mxfp4 select the mx kinds (10.x, 12.0)"),
         FieldSpec("c_dtype", "output precision", "dtype", "bf16", choices=DTYPES, help="C element type (epilogue buffer)", group="more"),
         # "auto" or a number: the form offers these, the calculator reads any.
         FieldSpec("stages", "pipeline stages", "choice", "auto", choices=("auto", "2", "3", "4", "5", "6", "7", "8"),

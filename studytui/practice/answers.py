@@ -57,20 +57,32 @@ def percent_text(share: float, decimals: int | None = None) -> str:
 def tolerance_text(tolerance: float, unit: str) -> str:
     """What counts as right, as the answer line and a miss say it (the same words in both)."""
     if unit == "%":
+        # No example numbers: one could be the key (the answer line names a format, never a value).
         return (f"within {percent_text(tolerance)} of the answer counts, and so does the answer rounded to the decimal places "
-                "you give: 12% or 12.1% for 12.14%")
+                "you give (a whole percent at the coarsest)")
     return f"within {percent_text(tolerance)} counts"
 
 
+def answer_format(unit: str) -> str:
+    """The shape of an answer, with no number in it (the app's answer field shows it): an example
+    value could be the key itself, and typing the example would then count ('12 ms' for 12.08 ms)."""
+    if unit == "%":
+        return "your answer: <number>%"
+    if unit == "x":
+        return "your answer: <number> or <number>x"
+    return f"your answer: <number> {unit}".rstrip()
+
+
 def answer_line(unit: str, tolerance: float) -> str:
-    """How to answer a number problem, in one line (the CLI and the app say the same)."""
+    """How to answer a number problem, in one line (the CLI and the app say the same). Its
+    examples are formats, not numbers: a number shown here could be the key."""
     rule = tolerance_text(tolerance, unit)
     if UNITS.get(unit, ("count", 1.0))[0] == "size":
-        return f"Answer in {unit} with the unit written ('12.5 {unit}'; any byte unit works); {rule}."
+        return f"Answer in {unit} with the unit written ('<number> {unit}'; any byte unit works); {rule}."
     if unit == "%":
-        return f"Answer in percent ('62%' or '62'); {rule}."
+        return f"Answer in percent ('<number>%' or the bare number); {rule}."
     if UNITS.get(unit, ("count", 1.0))[0] == "count":
-        what = {"": "a plain number", "x": "a factor ('1.8' or '1.8x')"}.get(unit, f"a number of {unit}")
+        what = {"": "a plain number", "x": "a factor ('<number>' or '<number>x')"}.get(unit, f"a number of {unit}")
         if unit in ("FLOP/B", "tokens/s"):
             what = f"a number in {unit}"
         return f"Answer as {what}; {rule}."

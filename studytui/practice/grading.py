@@ -49,8 +49,14 @@ class Grade:
     hint: str | None = None  # the next hint after a miss, in order
     solution: list[str] = field(default_factory=list)
     unit: str = ""
-    slips: tuple[tuple[float, str], ...] = ()  # the problem's own slips, for this variant
-    counted: bool = True  # False: the solution of this variant was shown first, so a hit is not mastery
+    slips: tuple[tuple[float, str], ...] = ()  # the problem's own slips for this variant: (slipped / right, what it means)
+    counted: bool = True  # False: this variant was settled first (answered right, or its solution shown): graded, not recorded
+    after_miss: bool = False  # right, but this variant was missed before: the review records the lapse, mastery does not count it
+
+    @property
+    def mastered(self) -> bool:
+        """Whether this answer masters the problem: right at the first try on its variant, recorded."""
+        return self.correct and self.counted and not self.after_miss
 
 
 def _label(value: Any) -> str:
@@ -259,7 +265,11 @@ def grade(variant: Variant, answer: str, misses_before: int = 0, reveal: bool = 
 
 
 # Factors a slip is off by, whatever the problem: a unit a power of 1000 or 1024 away, GB read
-# as GiB (or back), a factor of 2. `{unit}` is the question's unit.
+# as GiB (or back), a factor of 2. These apply both ways (a unit slip can make an answer too high
+# or too low); a problem's own slips say their direction (practice.grading.slip). `{unit}` is the
+# question's unit. The factor of 2 names no cause: each of them (2 FLOPs per multiply-add, a
+# link's one-way or bidirectional rate, the causal half) doubles or halves an answer depending on
+# where it enters, so a problem names its own with the direction it goes.
 _UNIT = "a unit slip: the answer is in {unit}, and a bare number is read in {unit}"
 _GENERAL_SLIPS: tuple[tuple[float, str], ...] = (
     (1e3, _UNIT), (1e6, _UNIT), (1e9, _UNIT), (1e12, _UNIT),
@@ -269,24 +279,36 @@ _GENERAL_SLIPS: tuple[tuple[float, str], ...] = (
     (2.0**30 / 1e9, "exactly the gap between GiB and GB (1 GiB = 2^30 B = 1.074 x 10^9 B): check which one the question uses"),
     (2.0**20 / 1e6, "exactly the gap between MiB and MB (1 MiB = 2^20 B = 1.049 x 10^6 B): check which one the question uses"),
     (2.0**40 / 1e12, "exactly the gap between TiB and TB (1 TiB = 2^40 B = 1.1 x 10^12 B): check which one the question uses"),
-    (2.0, "a factor of 2: a multiply-add is 2 FLOPs, a bidirectional link figure is twice the one-way rate, "
-          "causal attention computes half the scores"),
+    (2.0, "a factor of 2 somewhere in the working: check each step that doubles or halves, such as the FLOPs "
+          "per multiply-add (2), a link's one-way or bidirectional rate, or the causal half of the scores"),
 )
+SLIP_MATCH = 0.015  # a miss is a slip when its ratio is within 1.5% of the slip's factor
+
+
+def _found_slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "") -> tuple[float, str] | None:
+    """(given / right, what it means) of the slip a miss looks like, if one explains it."""
+    if result.given is None or result.expected.value is None or result.given <= 0 or result.expected.value <= 0:
+        return None
+    q = result.given / result.expected.value
+    for factor, says in problem_slips:  # directional: the factor is the slipped answer over the right one
+        if factor > 0 and abs(factor - 1) > SLIP_MATCH and abs(q / factor - 1) <= SLIP_MATCH:
+            return factor, says.replace("{unit}", unit or "plain numbers")
+    general = list(_GENERAL_SLIPS)
+    if unit == "%":
+        general.insert(0, (100.0, "a factor of 100: the answer is a percentage (62%, not 0.62)"))
+    ratio = max(q, 1 / q)
+    for factor, says in general:  # either way
+        if abs(ratio / factor - 1) <= SLIP_MATCH:
+            return (factor if q > 1 else 1 / factor), says.replace("{unit}", unit or "plain numbers")
+    return None
 
 
 def slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "") -> str | None:
-    """The slip a miss looks like, if one explains it: the problem's own first, then the general ones."""
-    if result.given is None or result.expected.value is None or result.given <= 0 or result.expected.value <= 0:
-        return None
-    ratio = max(result.given, result.expected.value) / min(result.given, result.expected.value)
-    candidates = list(problem_slips)
-    if unit == "%":
-        candidates.append((100.0, "a factor of 100: the answer is a percentage (62%, not 0.62)"))
-    candidates.extend(_GENERAL_SLIPS)
-    for factor, says in candidates:
-        if factor > 1 and abs(ratio / factor - 1) <= 0.015:
-            return says.replace("{unit}", unit or "plain numbers")
-    return None
+    """The slip a miss looks like, if one explains it: the problem's own first (each only in the
+    direction it goes: the 2:4 sparse peak makes a ridge point too high, never too low), then the
+    general ones (either way)."""
+    found = _found_slip(result, problem_slips, unit)
+    return found[1] if found else None
 
 
 def slip_env(variant: Variant) -> dict[str, Any]:
@@ -303,8 +325,10 @@ def slip_env(variant: Variant) -> dict[str, Any]:
 
 
 def variant_slips(variant: Variant) -> tuple[tuple[float, str], ...]:
-    """The problem's own slips with this variant's numbers: (factor, what it means). A slip whose
-    factor names a figure this variant's GPU lacks (no sparse figure) does not apply to it."""
+    """The problem's own slips with this variant's numbers: (factor, what it means), the factor
+    being the slipped answer over the right one (above 1: the slip makes the answer too high;
+    below 1: too low). A slip whose factor names a figure this variant's GPU lacks (no sparse
+    figure), or is 1 here (the sparse peak does not change a memory-bound time), does not apply."""
     from studytui.practice.handcalc import HandError, evaluate
 
     out = []
@@ -314,7 +338,7 @@ def variant_slips(variant: Variant) -> tuple[tuple[float, str], ...]:
             value = evaluate(render(factor, variant.values), names)
         except HandError:
             continue
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 1:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 and abs(value - 1) > SLIP_MATCH:
             out.append((float(value), render(says, variant.values)))
     return tuple(out)
 
@@ -328,37 +352,84 @@ def _beyond(share: float, tolerance: float) -> str:
     return percent_text(share, _SHOWN_DECIMALS)
 
 
-def _points(points: float) -> str:
-    """Percentage points, two significant figures: 0.47, 0.05, 12."""
-    text = f"{points:.2g}"
-    return f"{float(text):g}" if "e" in text else text
+# How far off a miss is, in bands, so that a miss never hands out the key (243 given and "243
+# times too low" is the answer): the ratio when it is 1.5 or more, else the share of the answer.
+TIMES_BANDS = (1.5, 3.0, 10.0, 100.0)
+SHARE_BANDS = (0.1, 0.25)
+POINT_BANDS = (1.0, 5.0, 20.0)  # percentage points, on a percentage question
+
+
+def _pct(share: float) -> str:
+    return f"{round(share * 100, 6):g}%"
+
+
+def _band(value: float, edges: tuple[float, ...], text: Any, floor: str = "") -> str:
+    """The band `value` falls in: 'under A' below the first edge (or `floor`), 'A to B', 'over Z'."""
+    if value < edges[0]:
+        return floor or f"under {text(edges[0])}"
+    for lo, hi in zip(edges, edges[1:]):
+        if value < hi:
+            return f"{text(lo)} to {text(hi)}"
+    return f"over {text(edges[-1])}"
+
+
+def miss_size(given: float, want: float, tolerance: float, unit: str = "") -> str:
+    """A miss's size as a band with its direction: 'over 100 times too low', '3 to 10 times too
+    high', 'under 10% too low', on a percentage question 'under 1 percentage point too high, a 10%
+    to 25% miss'. Bands above the tolerance start at twice it where that is under 10%, so a miss
+    just outside the tolerance reads 'under 2% too low (within 1% counts)', never as within it."""
+    direction = "too high" if given > want else "too low"
+    if given <= 0 or want <= 0:
+        return f"{_beyond(abs(given - want) / abs(want) if want else 1.0, tolerance)} {direction}"
+    ratio = max(given, want) / min(given, want)
+    if ratio >= TIMES_BANDS[0]:
+        return f"{_band(ratio, TIMES_BANDS, lambda x: f'{x:g}')} times {direction}"
+    share = abs(given - want) / want
+    edges = tuple(e for e in ((2 * tolerance,) if 2 * tolerance < SHARE_BANDS[0] else ()) + SHARE_BANDS if e > tolerance)
+    share_text = _band(share, edges, _pct) if edges else f"over {_pct(tolerance)}"
+    if unit == "%":
+        points = abs(given - want) * 100
+        point_text = _band(points, POINT_BANDS, lambda x: f"{x:g}")
+        noun = "percentage point" if point_text == "under 1" else "percentage points"
+        return f"{point_text} {noun} {direction}, a {share_text} miss"
+    return f"{share_text} {direction}"
+
+
+def _slip_size(factor: float) -> str:
+    """The size of a miss a slip explains: the slip's own factor ('about 1000 times too low')."""
+    direction = "too high" if factor > 1 else "too low"
+    ratio = max(factor, 1 / factor)
+    if ratio >= TIMES_BANDS[0]:
+        return f"about {ratio:.0f} times {direction}" if ratio >= 100 else f"about {float(f'{ratio:.2g}'):g} times {direction}"
+    return f"about {percent_text(abs(factor - 1), 0 if abs(factor - 1) >= 0.015 else 1)} {direction}"
 
 
 def miss_text(result: Grade, tolerance: float, problem_slips: tuple[tuple[float, str], ...] | None = None, unit: str | None = None) -> str:
-    """How far off a wrong answer is, in words a learner can use ('38% too high', '64 times too
-    low', '0.47 percentage points too high'): too high and too low read alike, the size is printed
-    so it never looks within the tolerance it is refused by, and a miss that looks like a known slip
-    names it."""
+    """How far off a wrong answer is, in words a learner can use, never so exact that it gives
+    the key away: a band ('over 100 times too low', '3 to 10 times too high', 'under 10% too low')
+    with the tolerance; too high and too low read alike. A miss that looks like a known slip names
+    it, and then says the slip's own factor ('about 1000 times too low ... a unit slip'): the
+    diagnosis is the lesson."""
     if result.relative_error is None or result.given is None or result.expected.value is None:
         return "Not yet: that is not the answer."
     unit = result.unit if unit is None else unit
-    given, want = result.given, result.expected.value
-    high = given > want
-    direction = "too high" if high else "too low"
     rule = tolerance_text(tolerance, unit)
-    if given == 0 or want == 0:
-        size = f"{_beyond(result.relative_error, tolerance)} {direction}"
-    else:
-        ratio = max(given, want) / min(given, want)
-        if ratio >= 1.5:
-            size = f"{ratio:.0f} times {direction}" if ratio >= 100 else f"{ratio:.3g} times {direction}"
-        elif unit == "%":
-            share = _beyond(abs(given - want) / want, tolerance)
-            size = f"{_points(abs(given - want) * 100)} percentage points {direction}, a {share} miss"
-        else:
-            size = f"{_beyond(abs(given - want) / want, tolerance)} {direction}"
+    found = _found_slip(result, result.slips if problem_slips is None else problem_slips, unit)
+    size = _slip_size(found[0]) if found else miss_size(result.given, result.expected.value, tolerance, unit)
     text = f"Not yet: {size} ({rule})."
-    found = slip(result, result.slips if problem_slips is None else problem_slips, unit)
     if found:
-        text += f" That looks like {found}."
+        text += f" That looks like {found[1]}."
     return text
+
+
+def miss_json(result: Grade, tolerance: float) -> dict[str, Any] | None:
+    """A miss as data, as coarse as its words: direction, size band, slip (what `practice answer
+    --json` prints in place of the exact relative error, which would give the key away)."""
+    if result.correct or result.given is None or result.expected.value is None:
+        return None
+    found = _found_slip(result, result.slips, result.unit)
+    return {
+        "direction": "too high" if result.given > result.expected.value else "too low",
+        "size": _slip_size(found[0]) if found else miss_size(result.given, result.expected.value, tolerance, result.unit),
+        "slip": found[1] if found else None,
+    }

@@ -6,6 +6,11 @@ scheduler parameters applies to the whole history. Fuzzing is off so replay is d
 
 Ratings: a miss is Again (it comes back within ten minutes); a hit after a miss since the last hit is
 Hard; a hit at the first try is Good (its interval grows quickly with each further hit).
+
+Mastery: a problem is mastered when its last answer was right at the first try on its variant. A
+right answer after a miss on the same variant is graded right and moves on to a new variant, but
+it is not mastery (the miss may have been followed by a guess the feedback narrowed down); the
+schedule keeps the lapse (Again, then Hard: back within the hour).
 """
 
 from __future__ import annotations
@@ -28,6 +33,12 @@ class Review:
     attempts: int
     last_seed: int
     correct_count: int
+    mastered: bool = False  # the last answer was right at the first try on its variant
+    after_miss: bool = False  # the last answer was right, after a miss on the same variant
+
+    @property
+    def state(self) -> str:
+        return state_of_flags(self.last_correct, self.mastered)
 
 
 # One short learning step: a problem answered right at the first try graduates at once to a
@@ -58,6 +69,38 @@ def rating_sequence(attempts: Sequence[Attempt]) -> list[str]:
     return out
 
 
+def first_try(attempts: Sequence[Attempt]) -> list[bool]:
+    """Per attempt (in time order): right, with no earlier miss on the same variant."""
+    missed: set[int] = set()
+    out = []
+    for a in attempts:
+        out.append(a.correct and a.seed not in missed)
+        if not a.correct:
+            missed.add(a.seed)
+    return out
+
+
+NEW, MASTERED, AFTER_MISS, MISSED = "new", "mastered", "right after a miss", "missed"
+MARKS = {NEW: "·", MASTERED: "✓", AFTER_MISS: "~", MISSED: "✗"}
+LEGEND = "✓ right at the first try  ~ right after a miss (not mastered)  ✗ last answer wrong  · not tried."
+
+
+def state_of_flags(last_correct: bool, mastered: bool) -> str:
+    return MASTERED if mastered else (AFTER_MISS if last_correct else MISSED)
+
+
+def problem_state(attempts: Sequence[Attempt]) -> str:
+    """A problem's state from its attempts in time order: new, mastered, right after a miss, missed."""
+    if not attempts:
+        return NEW
+    return state_of_flags(attempts[-1].correct, first_try(attempts)[-1])
+
+
+def mark(attempts: Sequence[Attempt]) -> str:
+    """The list's mark for a problem: ✓ mastered, ~ right after a miss, ✗ missed, · not tried."""
+    return MARKS[problem_state(attempts)]
+
+
 def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
     """Per problem with at least one attempt: its next due time and last result."""
     by_problem: dict[str, list[Attempt]] = {}
@@ -75,7 +118,9 @@ def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
         for attempt, rating in zip(history, rating_sequence(history)):
             card, _ = scheduler.review_card(card, ratings[rating], review_datetime=_time(attempt.at))
         last = history[-1]
-        out[pid] = Review(pid, card.due, last.correct, len(history), last.seed, sum(a.correct for a in history))
+        clean = first_try(history)[-1]
+        out[pid] = Review(pid, card.due, last.correct, len(history), last.seed, sum(a.correct for a in history),
+                          mastered=clean, after_miss=last.correct and not clean)
     return out
 
 
@@ -115,8 +160,10 @@ class Mastery:
     section_id: str
     problems: int
     attempted: int
-    mastered: int  # last attempt correct
+    mastered: int  # last answer right at the first try on its variant
     due: int
+    after_miss: int = 0  # last answer right, after a miss on its variant: not mastered
+
 
     @property
     def share(self) -> float:
@@ -125,14 +172,16 @@ class Mastery:
     def to_dict(self) -> dict[str, Any]:
         return {
             "section_id": self.section_id, "problems": self.problems, "attempted": self.attempted,
-            "mastered": self.mastered, "mastery": round(self.share, 4), "due": self.due,
+            "mastered": self.mastered, "mastery": round(self.share, 4), "right_after_miss": self.after_miss, "due": self.due,
         }
 
 
 def mastery(problems_by_section: Mapping[str, Sequence[str]], review_map: Mapping[str, Review], now: _dt.datetime) -> dict[str, Mastery]:
-    """Per section: the share of its problems whose last attempt was correct, and how many are due."""
+    """Per section: the share of its problems mastered (last answer right at the first try on its
+    variant), how many were last right only after a miss, and how many are due."""
     out = {}
     for sid, ids in problems_by_section.items():
         rs = [review_map[i] for i in ids if i in review_map]
-        out[sid] = Mastery(sid, len(ids), len(rs), sum(r.last_correct for r in rs), sum(r.due <= now for r in rs))
+        out[sid] = Mastery(sid, len(ids), len(rs), sum(r.mastered for r in rs), sum(r.due <= now for r in rs),
+                           after_miss=sum(r.after_miss for r in rs))
     return out

@@ -88,17 +88,20 @@ class Practice:
     def answer(self, problem_id: str, value: str, seed: Any = None, reveal: bool = False) -> Grade:
         """Grade and record one attempt. Bad input raises UsageError and records nothing.
 
-        A variant whose solution was shown is spent: an answer to it is graded (so the learner sees
-        whether the worked solution was understood) but not recorded, and `counted` says so. A miss
-        answered with `reveal` shows the solution, so it spends the variant too."""
+        A settled variant is spent: one whose solution was shown, on request or by a right answer.
+        An answer to it is graded (so the learner sees whether the worked solution was understood)
+        but not recorded, and `counted` says so. A miss answered with `reveal` shows the solution,
+        so it spends the variant too. A right answer after a miss on the same variant is recorded
+        (the schedule keeps the lapse) and moves on, but is not mastery: `after_miss` says so."""
         problem = self.get(problem_id)
         self.refresh()  # another process (the app, a second shell) may have recorded attempts
         chosen = self.seed(problem_id, seed)
         history = [a for a in self.attempts(problem_id) if a.seed == chosen]
         result = grade(problem.variant(chosen), value, misses_before=schedule.misses_since_hit(history), reveal=reveal)
-        if schedule.revealed(history, chosen):
+        if self._settled(history, chosen):
             result.counted = False
             return result
+        result.after_miss = result.correct and any(not a.correct for a in history)
         self.store.record_attempt(problem_id, chosen, str(value).strip(), result.correct, result.relative_error)
         if reveal and not result.correct:
             self.store.record_attempt(problem_id, chosen, REVEALED, False, None)
@@ -108,7 +111,10 @@ class Practice:
     def settled(self, problem_id: str, seed: int) -> bool:
         """Whether this variant's answer may be shown: it was answered right, or its solution was
         shown (which spends it)."""
-        history = [a for a in self.attempts(problem_id) if a.seed == seed]
+        return self._settled([a for a in self.attempts(problem_id) if a.seed == seed], seed)
+
+    @staticmethod
+    def _settled(history: list[Attempt], seed: int) -> bool:
         return any(a.correct for a in history) or schedule.revealed(history, seed)
 
     def show_json(self, problem_id: str, seed: Any = None) -> dict[str, Any]:
@@ -152,6 +158,14 @@ class Practice:
     def last_result(self, problem_id: str) -> bool | None:
         history = self.attempts(problem_id)
         return history[-1].correct if history else None
+
+    def state(self, problem_id: str) -> str:
+        """new, mastered (right at the first try on its variant), right after a miss, or missed."""
+        return schedule.problem_state(self.attempts(problem_id))
+
+    def mark(self, problem_id: str) -> str:
+        """The list's mark: ✓ mastered, ~ right after a miss (not mastered), ✗ missed, · not tried."""
+        return schedule.mark(self.attempts(problem_id))
 
 
 def variant_json(variant: Variant, settled: bool) -> dict[str, Any]:

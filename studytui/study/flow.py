@@ -4,8 +4,8 @@ The CLI and the TUI both use these, so "what comes next" and "how far along am I
 
 Policy, kept deliberately simple:
 - Every entry in the guide counts, whatever its role: watchlist items without a URL and the
-  policy entry are entries you can read, mark done or skip like any other. `next` skips nothing
-  except entries that are no longer pending.
+  policy entry are entries you can read, mark done or skip like any other. `next` offers an
+  entry being learned first, then pending ones; it skips only entries done or skipped.
 - Covered = done + skipped; the skipped count is always reported separately.
 - Progress stored under an old id (an alias of a renamed entry) counts for the current entry.
   Progress under an id the guide no longer has is an orphan: kept, counted apart, listed.
@@ -219,9 +219,19 @@ def study_position(guide: Guide, states: StateMap) -> Entry | None:
 
 
 def continue_entry(guide: Guide, states: StateMap) -> Entry | None:
-    """What `studytui next` and the app's "Continue:" offer: the first pending entry in guide
-    order after the learner's study position (wrapping; the position itself when it was just put
-    back to pending). Reading it changes nothing, so asking twice gives the same answer."""
+    """What `studytui next`, the app's "Continue:" and the first entry of the plan's Today offer:
+    an entry in progress is continued first - the first one marked learning, in guide order;
+    with none, the pending entry to go on with (`pending_start`). Reading it changes nothing, so
+    asking twice gives the same answer."""
+    current, _ = canonical_states(guide, states)
+    learning = next((e for e in guide.entries if state_of(current, e.id) == "learning"), None)
+    return learning if learning is not None else pending_start(guide, states)
+
+
+def pending_start(guide: Guide, states: StateMap) -> Entry | None:
+    """The first pending entry in guide order after the learner's study position (wrapping; the
+    position itself when it was just put back to pending): where the pending entries of the
+    plan's Today start, and what `continue_entry` offers when nothing is being learned."""
     position = study_position(guide, states)
     if position is not None:
         progress = canonical_states(guide, states)[0][position.id]

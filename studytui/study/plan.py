@@ -684,7 +684,8 @@ class Today(NamedTuple):
 
 def study_order(estimates: Sequence[Estimate], start_index: int | None) -> list[Estimate]:
     """What to read next: entries already being learned first (guide order), then pending ones
-    in guide order from `start_index` (the entry `studytui next` offers), wrapping around."""
+    in guide order from `start_index` (flow.pending_start), wrapping around. The first is the
+    entry `studytui next` and the app's "Continue:" offer (flow.continue_entry, the same rule)."""
     learning = [e for e in estimates if e.state == "learning"]
     pending = [e for e in estimates if e.state != "learning"]
     if start_index is not None:
@@ -921,7 +922,7 @@ def build_plan(
     time_zone_name: str | None = None,
 ) -> Plan:
     """The whole plan. `states`: progress by current entry id (`flow.canonical_states`);
-    `start_index`: the guide index of the entry `studytui next` offers (today's pending entries
+    `start_index`: the guide index of `flow.pending_start`'s entry (today's pending entries
     start there); `problem_ids`: the practice problems the content has (reviews of others are
     left out). `now` must be aware. UsageError for a budget or a date that cannot be planned for."""
     if now.tzinfo is None:
@@ -980,13 +981,9 @@ def build_plan(
             else f"no study time in the last {PACE_WINDOW_DAYS} days: give --hours-per-week H or --by DATE for a finish date"
         )
     elif pace.source == "by" and not pace.feasible:
-        if by is not None and (by - today).days + 1 < 7:  # a goal days away: the hours a day it needs, not a week it does not have
-            finish_note = (f"finishing by {by} would need {duration_text(pace.daily_capacity_s)} a day, "
-                           "more than the 24 h a day has")
-        else:
-            finish_note = (
-                f"finishing by {by} would need {pace.seconds_per_week / 3600:,.0f} h a week, more than the 168 h a week has"
-            )
+        # The pace line (pace_text) says what it would need; this says what to do instead.
+        finish_note = (f"none by {by}: out of reach, it needs more than the 24 h a day has "
+                       "(a later --by DATE, or --hours-per-week H, gives a finish date)")
     else:
         offset = finish_offset(entries_s, reviews, today, pace.daily_capacity_s, horizon_days)
         while offset is None and by is None and horizon_days < HORIZON_DAYS and pace.daily_capacity_s > 0:
@@ -1088,11 +1085,23 @@ def pace_text(pace: Pace, today: date) -> str:
     """The pace in words, the same in `studytui plan` and the app's Today view: '45 min a study
     day, 5 study days a week = 3 h 45 min a week (your last 56 days, 40 study days)'. A goal less
     than a week away is put as the time a day it needs on each day left (a week of it would be
-    hours that are not there)."""
+    hours that are not there). A goal out of reach says so first: the time it would need is
+    more than a day (or a week) has, so it is no pace to plan by."""
     from studytui.core.text import plural
 
     d = duration_text
-    if pace.source == "by" and pace.by is not None and (pace.by - today).days + 1 < 7:
+    short = pace.source == "by" and pace.by is not None and (pace.by - today).days + 1 < 7
+    if pace.source == "by" and not pace.feasible:
+        if short and pace.by is not None:
+            left = (pace.by - today).days + 1
+            need = pace.daily_capacity_s
+            if left == 1:
+                return f"out of reach: finishing today ({pace.by}) would need {d(need)} today, more than the 24 h a day has"
+            return (f"out of reach: finishing by {pace.by} would need {d(need)} a day on each of the {left} days, "
+                    f"today included ({d(need * left)} in all), more than the 24 h a day has")
+        return (f"out of reach: finishing by {pace.by} would need {d(pace.daily_capacity_s)} every day of the week "
+                f"({pace.seconds_per_week / 3600:,.0f} h a week), more than the 24 h a day (168 h a week) has")
+    if short and pace.by is not None:
         left = (pace.by - today).days + 1
         need = pace.daily_capacity_s
         if left == 1:
@@ -1107,7 +1116,11 @@ def pace_text(pace: Pace, today: date) -> str:
         "by": f"what finishing by {pace.by} needs",
     }[pace.source]
     assumed = "; study days assumed" if pace.assumed_days else ""
-    return f"{d(pace.seconds_per_day)} a study day, {days} a week = {d(pace.seconds_per_week)} a week ({where}{assumed})"
+    # A budget or a goal spread over every day that still asks more than a long study day: said.
+    long_days = (f"; over {MAX_STUDY_DAY_S // 3600} h every study day"
+                 if pace.source != "history" and pace.seconds_per_day > MAX_STUDY_DAY_S + 30 else "")
+    return (f"{d(pace.seconds_per_day)} a study day, {days} a week = {d(pace.seconds_per_week)} a week "
+            f"({where}{assumed}{long_days})")
 
 
 def clock_text(moment: datetime, tz: tzinfo) -> str:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 ENTRY_HITS = 20
 # What "Continue:" offers, in the words of the README: the entry `studytui next` shows.
-CONTINUE_HELP = "The first pending entry after the one you last marked or opened ('studytui next')"
+CONTINUE_HELP = "The entry you are learning, else the first pending one after what you last marked or opened ('studytui next')"
 
 
 class StudyCommands(Provider):
@@ -37,8 +37,9 @@ class StudyCommands(Provider):
     def _fixed_commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
         """(title, callback, help) for every command that is not a single entry."""
         app = self.host
-        # From where the learner really is (what they last marked or opened), not from wherever
-        # a `/` jump left the cursor: the same entry `studytui next` shows.
+        # An entry being learned first; else from where the learner really is (what they last
+        # marked or opened), not from wherever a `/` jump left the cursor: the same entry
+        # `studytui next` shows and Today lists first (studytui.study.flow.continue_entry).
         upcoming = app.session.continue_entry()
         if upcoming is not None:
             yield (f"Continue: {upcoming.title}", partial(app.jump_to, upcoming.id), CONTINUE_HELP)

@@ -22,10 +22,13 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:
     import datetime as _dt
 
+    from textual.dom import DOMNode
     from textual.message import Message
     from textual.notifications import SeverityLevel
     from textual.screen import Screen
     from textual.signal import Signal
+    from textual.timer import Timer
+    from textual.worker import Worker
 
     from studytui.guide.model import Entry, Guide, Section
     from studytui.guide.search import SearchIndex
@@ -54,6 +57,23 @@ class StudyHost:
     # Textual's App.post_message: how a plug-in sends a message (studytui.tui.messages) upward.
     # Declared, not defined, so the App's own method is the one that runs.
     post_message: Callable[[Message], bool]
+    # Textual's App timers, workers and running state, declared the same way: a plug-in that keeps
+    # state for the whole app (the plan, practice reviews) schedules its work on the app.
+    set_timer: Callable[..., Timer]
+    run_worker: Callable[..., Worker[Any]]
+
+    @property
+    @abstractmethod
+    def is_running(self) -> bool:
+        """Textual's own (MessagePump.is_running): the app has started and not yet stopped."""
+
+    def node(self) -> DOMNode:
+        """The app as the DOM node a Signal belongs to and subscribers are registered with."""
+        from textual.dom import DOMNode
+
+        if not isinstance(self, DOMNode):
+            raise TypeError(f"{type(self).__name__} is not a Textual app")
+        return self
 
     # --- the session ----------------------------------------------------------------------------
     # The study session: progress, the summary, the note draft, note history. Read from it;

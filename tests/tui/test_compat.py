@@ -135,3 +135,25 @@ async def test_pilot_idle_slice_is_what_textual_waits_on(monkeypatch):
         assert slept and set(slept) == {0.004}
     finally:
         wait.SLEEP_GRANULARITY, wait.SLEEP_IDLE = before
+
+
+async def test_headless_frames_are_skipped_but_what_a_test_reads_is_rendered():
+    # tests/tui/conftest.py calls skip_headless_frames(): a headless top screen no longer renders
+    # each frame (nobody reads it), yet the screen text, a mouse click on a Tree and a second call
+    # all work as in a terminal.
+    from textual.screen import Screen
+
+    compat.skip_headless_frames()
+    patched = Screen._compositor_refresh
+    compat.skip_headless_frames()  # idempotent: never wrapped twice
+    assert Screen._compositor_refresh is patched and getattr(patched, "_studytui_skips_headless", False)
+    app = _Bare()
+    async with app.run_test(size=(40, 10)) as pilot:
+        tree = app.query_one(Tree)
+        tree.root.expand()
+        await pilot.pause()
+        text = "\n".join(strip.text for strip in compat.screen_lines(app))
+        assert str(tree.root.label) in text
+        await pilot.click(Tree, offset=(2, 1))  # reads the rendered line under the pointer
+        await pilot.pause()
+        assert tree.cursor_line == 1

@@ -58,7 +58,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     by = planning.parse_by(args.by, today) if args.by is not None else None
 
     from studytui.core.paths import data_dir
-    from studytui.study.flow import canonical_states, continue_entry
+    from studytui.study.flow import canonical_states, pending_start
     from studytui.study.workspace import read_workspace
 
     directory = data_dir(args.data_dir)
@@ -66,7 +66,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     workspace = read_workspace(args.content, directory, command="plan")
     guide, events, stored, attempts = workspace.guide, workspace.events, workspace.states, workspace.attempts
     states, _ = canonical_states(guide, stored)
-    following = continue_entry(guide, stored)
+    following = pending_start(guide, stored)  # the pending entries start there; those being learned come first
     problem_ids = _problems_in_content(Path(guide.content_dir), {a.problem_id for a in attempts}) if attempts else None
     result = planning.build_plan(
         guide, states, events, attempts, now, tz, config=config, hours_per_week=hours, by=by,

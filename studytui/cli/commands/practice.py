@@ -155,11 +155,15 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
     result = practice.answer(problem_id, value, args.seed, reveal=args.reveal)
     show_expected = result.correct or args.reveal
     if args.json:
-        from studytui.practice.grading import slip
+        from studytui.practice.grading import miss_json
 
+        miss = miss_json(result, problem.tolerance)
+        # On a miss, no exact relative error: with the answer given it is the key. The size is a band.
         out: dict[str, Any] = {
-            "id": problem.id, "seed": result.seed, "correct": result.correct, "counted": result.counted,
-            "relative_error": result.relative_error, "slip": None if result.correct else slip(result, result.slips, result.unit),
+            "id": problem.id, "seed": result.seed, "correct": result.correct, "counted": result.mastered,
+            "recorded": result.counted, "right_after_miss": result.after_miss,
+            "relative_error": result.relative_error if result.correct else None, "miss": miss,
+            "slip": miss["slip"] if miss else None,
             "hint": result.hint,
             "solution": result.solution if show_expected else None,
         }
@@ -176,6 +180,10 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
     if result.correct:
         close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
         con.print(Text(f"Correct{close}: {result.expected.display(problem.unit)}", style="bold green"))
+        if result.after_miss:
+            con.print(Text(f"Right after a miss on this variant: it does not count for mastery, and the review brings "
+                           f"{problem.id} back soon with new numbers (studytui practice show {problem.id}).", style="yellow"),
+                      soft_wrap=True)
     else:
         from studytui.practice.grading import miss_text
 
@@ -349,7 +357,7 @@ def _due(practice, args) -> int:
     con.print(Text(f"{len(items)} problem(s) due for review:", style="bold"))
     for r in items:
         p = practice.get(r.problem_id)
-        mark = "✓" if r.last_correct else "✗"
+        mark = practice.mark(r.problem_id)
         con.print(Text(f"  {mark} {p.id}", style="cyan") + Text(f"  {p.title}  ({_due_text(r, now)})", style=""))
     con.print(Text("Open one with: studytui practice show ID", style="dim"))
     return 0
@@ -373,7 +381,8 @@ def _list(practice, section_key: str | None, args) -> int:
             ],
             "problems": [
                 {"id": p.id, "title": p.title, "section": s.id, "kind": p.kind, "skill": p.skill, "entries": list(p.entries),
-                 "last_correct": r.last_correct if r else None, "attempts": r.attempts if r else 0,
+                 "last_correct": r.last_correct if r else None, "mastered": bool(r and r.mastered),
+                 "state": practice.state(p.id), "attempts": r.attempts if r else 0,
                  "due": r.due.isoformat() if r else None, "is_due": bool(r and r.due <= now)}
                 for s, p, r in rows
             ],
@@ -392,11 +401,12 @@ def _list(practice, section_key: str | None, args) -> int:
         if m is None:
             continue
         heading = Text(visible(s.title), style="bold")
-        heading.append(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}), {m.due} due", style="dim")
+        after = f", {m.after_miss} right after a miss" if m.after_miss else ""
+        heading.append(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}){after}, {m.due} due", style="dim")
         con.print(heading, soft_wrap=True)
         items = []
         for _, p, r in (row for row in rows if row[0].id == s.id):
-            mark = "·" if r is None else ("✓" if r.last_correct else "✗")
+            mark = practice.mark(p.id)
             when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
             items.append((mark, p.id, visible(p.title), when))
         for line in problem_rows(items, con.width):
@@ -404,5 +414,7 @@ def _list(practice, section_key: str | None, args) -> int:
     from studytui.cli.output import print_parts
 
     # The legend and the next command on one line where they fit; else the command on its own line.
-    print_parts(["✓ last answer right  ✗ last answer wrong  · not tried.", "Next: studytui practice show ID"], style="dim", con=con)
+    from studytui.practice.schedule import LEGEND
+
+    print_parts([LEGEND, "Next: studytui practice show ID"], style="dim", con=con)
     return 0

@@ -185,11 +185,12 @@ def cmd_next(args: argparse.Namespace) -> int:
     with store:
         session = StudySession(guide, store)
         # Showing is not studying: nothing is written, so asking again gives the same entry.
-        entry = session.continue_entry()
+        entry = session.continue_entry()  # one being learned first, else the next pending one
+        state = session.state_of(entry.id) if entry is not None else None
     if args.json:
         from studytui.cli.output import print_json
 
-        print_json(None if entry is None else {**entry.to_dict(), "state": "pending"})
+        print_json(None if entry is None else {**entry.to_dict(), "state": state})
         return 0
     from studytui.cli.output import console
 
@@ -204,8 +205,11 @@ def cmd_next(args: argparse.Namespace) -> int:
     from studytui.cli.output import print_parts, visible
 
     console().print()
+    if state == "learning":
+        _out("You are learning this one: carry on with it.\n")
     # The command whole on its line; the other states beside it where they fit, else under it.
-    print_parts([f"When you are done: studytui mark {visible(entry.id)} done", "(or learning, skipped)"], sep="   ", style="dim")
+    others = "(or skipped)" if state == "learning" else "(or learning, skipped)"
+    print_parts([f"When you are done: studytui mark {visible(entry.id)} done", others], sep="   ", style="dim")
     return 0
 
 

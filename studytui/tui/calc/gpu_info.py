@@ -7,7 +7,7 @@ profile exists, from studytui.calc.profiles; this module only selects and format
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Sequence
 
 from studytui.calc.dtypes import DTYPES, peak_keys
 from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, memory_text
@@ -15,11 +15,12 @@ from studytui.calc.units import format_flops_rate, format_percent, format_rate
 from studytui.core.errors import StudyError
 
 
-def available_dtypes(acc: Accelerator | None) -> list[str]:
-    """Precisions the calculators can run on this GPU (those it has a dense vendor peak for)."""
+def available_dtypes(acc: Accelerator | None, candidates: Sequence[str] = DTYPES) -> list[str]:
+    """Precisions the calculators can run on this GPU (those it has a dense vendor peak for), out
+    of `candidates` (a field's own choices: the tile calculator's include the block-scaled kinds)."""
     if acc is None:
-        return list(DTYPES)
-    return [d for d in DTYPES if any(key in acc.peak_flops for key in peak_keys(d))]
+        return list(candidates)
+    return [d for d in candidates if any(key in acc.peak_flops for key in peak_keys(d))]
 
 
 def measured_for(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:

@@ -26,6 +26,7 @@ from textual.widgets import ContentSwitcher, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.calc import registry
+from studytui.calc.dtypes import DTYPES
 from studytui.calc.form_values import initial_values
 from studytui.calc.forms import CalcSpec, choices_for, plot_points
 from studytui.calc.result import Result
@@ -309,7 +310,9 @@ class CalculatorScreen(Screen[None]):
         if COMPUTE_DTYPE not in form.rows:
             return
         acc = self._accelerator(form.text_of("gpu"))
-        dtypes = available_dtypes(None if form.text_of("peak_flops") else acc)
+        # the field's own choices (the tile calculator's include the block-scaled kinds), else the plain types
+        choices = next((f.choices for f in self.spec.fields if f.name == COMPUTE_DTYPE and f.choices), None)
+        dtypes = available_dtypes(None if form.text_of("peak_flops") else acc, choices or DTYPES)
         form.limit_dtypes(dtypes)
 
     def recompute(self, force: bool = True) -> None:

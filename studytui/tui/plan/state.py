@@ -47,7 +47,7 @@ def build(inputs: PlanInputs) -> tuple[Plan, tuple[str, ...]]:
     Runs in a worker thread: it only reads (the store serialises its reads and writes)."""
     from studytui.core.errors import StudyError
     from studytui.study import plan as planning
-    from studytui.study.flow import continue_entry
+    from studytui.study.flow import pending_start
 
     problems: list[str] = []
     try:
@@ -57,7 +57,7 @@ def build(inputs: PlanInputs) -> tuple[Plan, tuple[str, ...]]:
         problems.append(f"{exc} (the defaults are used)")
     events = inputs.store.events()
     attempts = inputs.store.attempts()
-    following = continue_entry(inputs.guide, inputs.states)
+    following = pending_start(inputs.guide, inputs.states)  # as `studytui plan`: after those being learned
     plan = planning.build_plan(
         inputs.guide, inputs.states, events, attempts, inputs.now, inputs.tz, config=config,
         start_index=following.index if following is not None else None,
@@ -89,7 +89,7 @@ class PlanState:
         self.label = ""
         self.builds = 0  # plans worked out (tests wait on it)
         # Published with each new plan; the Today screen subscribes while it is open.
-        self.built: Signal[Plan] = Signal(host, "plan-built")  # type: ignore[arg-type]  # the host is the App (a DOMNode)
+        self.built: Signal[Plan] = Signal(host.node(), "plan-built")
         self._timer: Timer | None = None
         # The plan again when a review due later today comes due: Today says "due now" at the
         # moment practice offers it, not at the next study change.
@@ -104,7 +104,7 @@ class PlanState:
 
     def _running_host(self) -> StudyHost | None:
         host = self._host()
-        return host if host is not None and bool(getattr(host, "is_running", False)) else None
+        return host if host is not None and host.is_running else None
 
     def start(self) -> None:
         """Listen to study changes (once) and work the plan out now."""
@@ -112,7 +112,7 @@ class PlanState:
         if host is None:
             return
         if not self._listening:
-            host.study_changed.subscribe(host, self.study_changed)  # type: ignore[arg-type]  # the App
+            host.study_changed.subscribe(host.node(), self.study_changed)
             self._listening = True
         self.rebuild()
 
@@ -127,7 +127,7 @@ class PlanState:
         if self._timer is not None:
             self._timer.stop()
         # (Textual's timer divides by its delay: never zero.)
-        self._timer = host.set_timer(max(delay, 0.01), self.rebuild, name="plan-rebuild")  # type: ignore[attr-defined]
+        self._timer = host.set_timer(max(delay, 0.01), self.rebuild, name="plan-rebuild")
 
     def stop(self) -> None:
         if self._timer is not None:
@@ -146,7 +146,7 @@ class PlanState:
         if not later:
             return
         delay = (later[0][1] - plan.as_of).total_seconds() + 1.0  # a second past: due by then
-        self._due_timer = host.set_timer(max(delay, 0.01), self.rebuild, name="plan-review-due")  # type: ignore[attr-defined]
+        self._due_timer = host.set_timer(max(delay, 0.01), self.rebuild, name="plan-review-due")
 
     def rebuild(self) -> None:
         """Work the plan out on a worker (one at a time: a change meanwhile builds once more)."""
@@ -159,7 +159,7 @@ class PlanState:
             return
         inputs = self._inputs(host)
         self._building = True
-        host.run_worker(self._work(inputs), name="plan", group="plan", exit_on_error=False)  # type: ignore[attr-defined]
+        host.run_worker(self._work(inputs), name="plan", group="plan", exit_on_error=False)
 
     def _inputs(self, host: StudyHost) -> PlanInputs:
         from studytui.core import clock

@@ -36,6 +36,9 @@ class PracticeState:
     attempted: bool = False  # nothing is shown until the learner has answered something
     next_due: Any = None  # the first review due after now (a datetime), when the count next grows
     timer: Any = field(default=None, repr=False, compare=False)  # refresh_views at next_due
+    # Published by refresh_views (after an answer, when a review comes due): an open practice
+    # screen redraws its header from it. None until loaded by an app (PracticeState.load).
+    changed: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def load(cls, app: StudyHost) -> PracticeState | None:
@@ -48,7 +51,10 @@ class PracticeState:
             practice = Practice(app.guide, app.store, now=lambda: clock.now())
         except StudyError:
             return None
+        from textual.signal import Signal
+
         state = cls(practice)
+        state.changed = Signal(app.node(), "practice-changed")
         state.recompute()
         return state
 
@@ -69,6 +75,21 @@ class PracticeState:
         mastered = sum(m for m, _ in self.mastery.values())
         total = sum(n for _, n in self.mastery.values())
         return f"Practice {mastered}/{total}, {self.due} due"
+
+    def due_text(self) -> str:
+        """The reviews due, as the practice screen's header says them: '2 due for review', or
+        'none due for review now, next at 14:05' (a miss comes back minutes later) - one live
+        count, so a header never says both that one is due and that none is."""
+        if self.due:
+            return f"{self.due} due for review"
+        if self.next_due is None:
+            return "none due for review"
+        from studytui.core import clock
+
+        tz, _ = clock.local_zone()
+        now, due = self.practice.now().astimezone(tz), self.next_due.astimezone(tz)
+        when = f"at {due:%H:%M}" if due.date() == now.date() else f"on {due:%Y-%m-%d}"
+        return f"none due for review now, next {when}"
 
     def tree_mastery(self) -> dict[str, tuple[int, int]]:
         return dict(self.mastery) if self.attempted else {}
@@ -93,6 +114,8 @@ def refresh_views(app: StudyHost) -> None:
         return
     state.recompute()
     app.post_message(MasteryChanged(state.tree_mastery()))
+    if state.changed is not None:
+        state.changed.publish(state)
     _refresh_when_due(app, state)
 
 
@@ -105,7 +128,7 @@ def _refresh_when_due(app: StudyHost, state: PracticeState) -> None:
     if state.next_due is None:  # (only called while the app runs: after its first frame, after an answer)
         return
     delay = (state.next_due - state.practice.now()).total_seconds() + 1.0
-    state.timer = app.set_timer(max(delay, 0.01), lambda: refresh_views(app), name="practice-review-due")  # type: ignore[attr-defined]
+    state.timer = app.set_timer(max(delay, 0.01), lambda: refresh_views(app), name="practice-review-due")
 
 
 def open_practice(app: StudyHost, section: str | None = None, entry: str | None = None, due: bool = False) -> Screen[Any]:

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studytui.core.errors import StudyError
+from studytui.practice.answers import answer_format, answer_line
 from studytui.practice.grading import miss_text
 from studytui.tui.format import visible_controls
 from studytui.tui.host import StudyHost, cursor_blink_of, study_host
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from studytui.practice.service import Practice
 
 CALC_SCREEN = "calculators"
+DUE_HEADING = "due for review"  # the heading of the reviews opened as due (drawn with their live count)
 
 
 def _plain(text: str) -> Content:
@@ -99,7 +101,7 @@ class PracticeScreen(Screen[None]):
             with VerticalScroll(id="practice-right"):
                 yield Static(id="practice-question")
                 yield Static(id="practice-meta")
-                answer = AnswerInput(placeholder="your answer, e.g. 31 ms", id="practice-answer")
+                answer = AnswerInput(placeholder="your answer", id="practice-answer")
                 answer.cursor_blink = cursor_blink_of(self.app)  # off in tests: stable snapshots
                 yield answer
                 yield Static(id="practice-feedback")
@@ -107,12 +109,13 @@ class PracticeScreen(Screen[None]):
         yield StudyFooter()
 
     def _option(self, problem_id: str) -> Option:
-        last = self.practice.last_result(problem_id)
-        mark = "·" if last is None else ("✓" if last else "✗")
+        mark = self.practice.mark(problem_id)  # ✓ mastered, ~ right after a miss, ✗ missed, · not tried
         return Option(_plain(f"{mark} {self.practice.get(problem_id).title}"), id=problem_id)
 
     def on_mount(self) -> None:
         self._draw_title()
+        if self.state.changed is not None:  # a review come due, an answer: the header's count follows
+            self.state.changed.subscribe(self, lambda _state: self._draw_title())
         self.query_one(Footer).compact = self.size.width < 100
         if self.notice:
             self.notify(self.notice, timeout=4)
@@ -146,7 +149,10 @@ class PracticeScreen(Screen[None]):
         else:
             mastered = sum(m for m, _ in state.mastery.values())
             total = sum(n for _, n in state.mastery.values())
-        text = f"Practice · {self.heading} · mastery {mastered}/{total} · {state.due} due"
+        if self.heading == DUE_HEADING:  # the reviews: their live count is the heading (not the count when opened)
+            text = f"Practice · {state.due_text()} · mastery {mastered}/{total}"
+        else:
+            text = f"Practice · {self.heading} · mastery {mastered}/{total} · {state.due} due"
         self.query_one("#practice-title", Static).update(_plain(text))
 
     # --- showing a problem --------------------------------------------------------------------
@@ -164,14 +170,13 @@ class PracticeScreen(Screen[None]):
         if p.kind == "choice":
             meta = "Choices: " + "   ".join(f"{i}) {c}" for i, c in enumerate(v.choices, 1)) + "  (type a name or its number)"
         else:
-            from studytui.practice.answers import answer_line
-
             meta = answer_line(p.unit, p.tolerance)
         meta += f"\nVariant {v.seed} · practises: {', '.join(p.entries)}"
         self.query_one("#practice-meta", Static).update(_plain(meta))
         answer = self.query_one(Input)
         answer.value = ""
-        answer.placeholder = "1, 2 or a name" if p.kind == "choice" else f"your answer, e.g. 12 {p.unit}".rstrip()
+        # A format, never a value: an example number could be the key (12 ms for 12.08 ms).
+        answer.placeholder = "1, 2 or a name" if p.kind == "choice" else answer_format(p.unit)
         self._feedback("", None)
         self.query_one("#practice-solution", Static).update("")
         self.query_one("#practice-right", VerticalScroll).scroll_home(animate=False)  # a new question from its start
@@ -229,7 +234,8 @@ class PracticeScreen(Screen[None]):
         elif result.correct:
             self.solved = True
             close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
-            self._feedback(f"Right{close}: {result.expected.display(p.unit)}. Ctrl+N for the next problem.", True)
+            after = " Right after a miss: not counted for mastery; it comes back soon with new numbers." if result.after_miss else ""
+            self._feedback(f"Right{close}: {result.expected.display(p.unit)}.{after} Ctrl+N for the next problem.", True)
             self._show_solution(result.solution)
         else:
             how = miss_text(result, p.tolerance)
@@ -312,7 +318,7 @@ def practice_screen_for(app: StudyHost, section: str | None = None, entry: str |
     if due:
         items = [r.problem_id for r in practice.due()]
         if items:
-            return PracticeScreen(state, items, f"{len(items)} due for review")
+            return PracticeScreen(state, items, DUE_HEADING)
         ids = [p.id for p in practice.problems]
         return PracticeScreen(state, ids, "all problems", notice="Nothing is due for review; here are all problems.")
     if section is None and entry is None:

@@ -32,7 +32,18 @@ if TYPE_CHECKING:
     from studytui.tui.widgets.note_panel import NoteEditor
 
 Position = Union[Entry, Section, Subsection]
+READ_ONLY = "READ-ONLY (nothing is saved)  │  "  # the header's first words when nothing can be saved
 LAST_VIEWED_DELAY = 0.5  # seconds: arrowing through the list should not write on every row
+
+
+class StatusLine(Static):
+    """The header line. Fitted to its width again whenever that changes (a resize, also while
+    another screen is on top), as well as when what it says changes (MainScreen.update_status)."""
+
+    def on_resize(self) -> None:
+        screen = self.screen
+        if isinstance(screen, MainScreen):
+            screen.update_status()
 
 
 class MainScreen(Screen[None]):
@@ -88,7 +99,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.host
-        yield Static(id="status")
+        yield StatusLine(id="status")
         with Horizontal(id="body"):
             states = {entry_id: p.state for entry_id, p in app.session.progress.items()}
             yield GuideTree(app.guide, states, self._section_counts(), id="guide")
@@ -107,10 +118,15 @@ class MainScreen(Screen[None]):
         self.update_status()
 
     def on_resize(self) -> None:
-        # Narrow terminals (80 columns) fit every footer key only without the padding.
-        self.query_one(Footer).compact = self.size.width < 100
+        self._fit_footer()
+
+    def _fit_footer(self) -> None:
+        # Narrow terminals (80 columns) fit every footer key only without the padding. (The
+        # header line refits itself: StatusLine.on_resize.)
+        self.query_one(Footer).compact = self.app.size.width < 100
 
     def on_screen_resume(self) -> None:
+        self._fit_footer()  # resized while another screen was on top: this one was not told
         # Now that this screen is current, "after refresh" means after its first frame is on
         # screen: only then mount the heavier half of the detail pane.
         if not self.detail.ready:
@@ -193,32 +209,47 @@ class MainScreen(Screen[None]):
 
     def update_status(self) -> None:
         status = self.query_one("#status", Static)
-        if status.content != (line := Content(self.status_text(self.size.width - 2))):  # its padding: 1 a side
-            status.update(line, layout=False)  # one fixed line (studytui.tcss): its size never changes
+        # Its own width (inside its padding, 1 a side) once laid out; the terminal's until then.
+        width = status.content_size.width or self.app.size.width - 2
+        if status.content != (line := Content(self.status_text(width))):
+            status.update(line, layout=False)  # one fixed line (studytui.tcss): its height never changes
 
     def status_text(self, width: int) -> str:
         """The header line, fitted to `width` cells: the counts always whole. Where it does not
         fit (80 columns), the overall bar, then the practice wording, then the section's title give
         way, and the plan's finish date goes last."""
-        if self.plan_label:
-            label = f"  │  {self.plan_label}"
-            whole = self._progress_text(0) + label
-            if not width or len(whole) <= width:
-                return whole
-            # The finish date is what the plan adds (issue 29): the progress words shorten first
-            # to make room for it, down to the shortest counts; only then does it give way.
-            room = width - len(label)
-            shorter = self._progress_text(room) if room > 0 else ""
-            if shorter and len(shorter) <= room:
-                return shorter + label
+        if not self.plan_label:
+            return self._progress_text(width)
+        whole = self._progress_text(0) + "  │  " + self.plan_label
+        if not width or len(whole) <= width:
+            return whole
+        # The finish date is what the plan adds (issue 29): at 80 columns it keeps its place, and
+        # the rest gives way first - the overall bar and words, the wide separators, the practice
+        # wording, then the section (its title and count are on its row in the guide), then the
+        # label's "at your pace". Only where even the shortest counts leave no room does it go.
+        wide, narrow = "  │  ", " │ "
+        labels = dict.fromkeys((self.plan_label, self.plan_label.removesuffix(" at your pace")))
+        for label in labels:
+            for sep in (wide, narrow):
+                room = width - len(sep + label)
+                for section in (True, False):
+                    # (A title cut to a few letters says nothing: then the section goes instead.)
+                    shorter = self._progress_text(room, section=section, min_title=10) if room > 0 else ""
+                    # One kind of separator along the line (the READ-ONLY prefix aside).
+                    body = shorter.removeprefix(READ_ONLY)
+                    same = narrow not in body.replace(wide, "") if sep == wide else wide not in body
+                    if shorter and len(shorter) <= room and same:
+                        return shorter + sep + label
         return self._progress_text(width)
 
-    def _progress_text(self, width: int) -> str:
-        """The header without the plan's label (width 0: everything, uncut)."""
+    def _progress_text(self, width: int, section: bool = True, min_title: int = 1) -> str:
+        """The header without the plan's label (width 0: everything, uncut); `section` False:
+        without the section's title and count either, and with the shortest counts; `min_title`: the fewest characters of the
+        title kept where nothing else fits (more than `width` then holds)."""
         summary = self.host.session.summary
         overall = summary.overall
         covered = overall.done + overall.skipped
-        prefix = "READ-ONLY (nothing is saved)  │  " if self.host.session.read_only else ""
+        prefix = READ_ONLY if self.host.session.read_only else ""
         overalls = [
             f"Overall {fraction_bar(covered, overall.total)} {self.counts_text(overall)}",
             f"Overall {self.counts_text(overall)}",
@@ -228,16 +259,19 @@ class MainScreen(Screen[None]):
         practice = self.host.practice_state
         said = practice.status_text() if practice is not None else ""
         tails = [f"  │  {said}", f"  │  {said.replace('Practice ', '◆')}"] if said else [""]
-        section = self._section_of_position()
+        on_screen = self._section_of_position() if section else None
         head, count, short_count = "", "", ""
-        if section is not None:
-            c = next((item.counts for item in summary.sections if item.id == section.id), None)
+        if on_screen is not None:
+            c = next((item.counts for item in summary.sections if item.id == on_screen.id), None)
             if c is not None:
                 # "covered", as the overall count says: 2/9 is done plus skipped, not 2 done.
-                head, count = section.title, f": {c.done + c.skipped}/{c.total} covered"
+                head, count = on_screen.title, f": {c.done + c.skipped}/{c.total} covered"
                 short_count = f": {c.done + c.skipped}/{c.total}"
+        if not section:
+            overalls = overalls[-1:]  # what gives way before the section: the bar, the words
         if not head:
             options = [prefix + o + t for o in overalls for t in tails]
+            options += [prefix + overalls[-1] + t.replace("  │  ", " │ ") for t in tails if t]  # narrower separators last
             return next((o for o in options if len(o) <= width or not width), options[-1])
         sep = "  │  "
         best = ""
@@ -256,7 +290,7 @@ class MainScreen(Screen[None]):
         # (the overall count before it says "covered").
         tail = tails[-1].replace(sep, " │ ")
         room = width - len(prefix + overalls[-1] + " │ " + short_count + tail)
-        return f"{prefix}{overalls[-1]} │ {head[: max(room - 1, 1)].rstrip()}…{short_count}{tail}"
+        return f"{prefix}{overalls[-1]} │ {head[: max(room - 1, min_title)].rstrip()}…{short_count}{tail}"
 
     # --- showing things -----------------------------------------------------------------------
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
