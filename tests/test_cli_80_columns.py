@@ -235,7 +235,7 @@ def test_calc_help_fits_and_no_hint_is_cut(capsys, columns, argv) -> None:
     if argv[1] == "roofline":
         assert "instead of one of flops/bytes" in text
     if argv[1] == "occupancy":
-        assert "instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0" in text
+        assert "instead of a GPU: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0" in text
     assert "Flags the chosen inputs do not use are errors." in text
 
 

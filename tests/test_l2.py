@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from studytui.calc.forms import run
+from studytui.calc.units import FieldError
 from studytui.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,3 +94,15 @@ def test_a_learners_own_record_is_read(tmp_path: Path) -> None:
     }), encoding="utf-8")
     v = run("l2", {"gpu": "h100", "bytes": "24MiB"}, data_dir=str(tmp_path)).values
     assert v["persisting_l2_max_bytes"] == 32_768_000 and "NVIDIA H100 80GB HBM3" in v["figures_source"]
+
+
+def test_one_read_is_singular_and_messages_name_fields_not_flags(capsys) -> None:
+    result = run("l2", {"gpu": "h200", "bytes": "24MiB", "reuse": "1"})
+    saved = dict(result.rows)["DRAM bytes saved"]
+    assert "over 1 read:" in saved and "reads" not in saved
+    assert "over 8 reads:" in dict(run("l2", {"gpu": "h200", "bytes": "24MiB", "reuse": "8"}).rows)["DRAM bytes saved"]
+    # the app shows these too: they name the fields, not the command-line flags
+    rows = " ".join(v for _k, v in run("l2", {"cc": "9.0", "bytes": "24MiB"}).rows)
+    assert "give a GPU" in rows and "give a set-aside request or a hit ratio" in rows and "--" not in rows
+    with pytest.raises(FieldError, match="give a GPU or a compute capability, not both"):
+        run("l2", {"gpu": "h200", "cc": "9.0", "bytes": "24MiB"})

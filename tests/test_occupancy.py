@@ -378,3 +378,31 @@ def test_a_broken_table_in_a_content_override_is_one_line(tmp_path, monkeypatch,
     monkeypatch.setenv("STUDYTUI_CONTENT_DIR", str(content))
     code, out, err = cli(capsys, "calc", "occupancy", "--cc", "9.0", "--threads", "128", "--regs", "32")
     assert code == 2 and "Traceback" not in err and "compute-capability tables" in err and len(err.strip().splitlines()) == 1
+
+
+# ---- second review: the carve-out range where the smallest carve-out is 0 KiB -------------------
+
+def test_a_0_kib_carveout_is_a_carveout_not_a_missing_one(capsys: pytest.CaptureFixture[str]) -> None:
+    # Volta's carve-outs start at 0 KiB (CUDA Programming Guide: 0, 8, 16, 32, 64, 96 KiB of 128 KiB):
+    # 256 threads with no shared memory may run in 0 KiB, so the L1 beside it is 32 to 128 KiB.
+    assert main(["calc", "occupancy", "--cc", "7.0", "--threads", "256", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["smallest_fitting_carveout_bytes"] == 0
+    assert (data["l1_bytes_min"], data["l1_bytes_max"]) == (32 * 1024, 128 * 1024)
+    assert main(["calc", "occupancy", "--cc", "7.0", "--threads", "256", "--explain"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "L1 beside the carve-out 32 to 128 KiB" in text and "need the largest carve-out" not in text
+    assert "i.e. 0 KiB" in text and "32 KiB (largest) to 128 KiB" in text
+    # a 0% preference with no shared memory runs in the 0 KiB carve-out: all 128 KiB are L1
+    v = occupancy(get_cc("7.0"), 256, 32, carveout=0).values
+    assert v["smem_config_bytes"] == 0 and v["l1_bytes"] == 128 * 1024
+
+
+def test_the_h200_carveout_measurement_is_quoted_on_9_0_only(capsys: pytest.CaptureFixture[str]) -> None:
+    for cc in ("7.0", "8.0", "10.0"):
+        assert main(["calc", "occupancy", "--cc", cc, "--threads", "256", "--explain"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "launch__shared_mem_config_size" not in text and f"not measured on cc {cc}" in text, cc
+    assert main(["calc", "occupancy", "--cc", "9.0", "--threads", "256", "--explain"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "H200, ncu launch__shared_mem_config_size" in text and "not measured" not in text

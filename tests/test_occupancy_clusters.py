@@ -153,3 +153,21 @@ def test_cc_and_gpu_disagreeing_names_fields_not_flags() -> None:
     with pytest.raises(FieldError) as info:
         resolve_cc("h200", "10.0")
     assert "--" not in info.value.message and "compute capability 10.0 and GPU h200" in info.value.message
+
+
+def test_an_idle_fraction_from_the_upper_bound_is_a_lower_bound_and_points_to_the_h200(capsys) -> None:
+    # H100 SXM: no table of its own; 132 SMs // 12 = 11 clusters is only a bound, so 0% idle is
+    # "at least 0%"; the H200 (the same GH100 with 132 SMs) measured 7 clusters of 12: 36% idle.
+    argv = ["calc", "occupancy", "--gpu", "h100-sxm", "--cluster", "12", "--non-portable", "--threads", "1024", "--regs", "64"]
+    assert main(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "idle SMs at least 0% (at most 11 x 12 = 132 of 132 SMs busy" in out
+    assert "idle SMs 0%" not in out
+    assert "the same GH100 chip with 132 SMs, measured 7 clusters of 12 in this configuration: 36% idle" in out
+    assert main([*argv, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["max_active_clusters_source"] == "upper bound" and data["idle_sm_fraction_bound"] == "at least"
+    assert data["same_chip_measured"]["accelerator"] == "h200-sxm" and data["same_chip_measured"]["max_active_clusters"] == 7
+    # a measured answer is exact, and has no sibling to point to
+    v = occupancy(get_cc("9.0"), 1024, 64, cluster=(12, 1, 1), non_portable=True, sm_count=132, accelerator="h200-sxm").values
+    assert v["idle_sm_fraction_bound"] == "exact" and "same_chip_measured" not in v

@@ -384,9 +384,13 @@ def test_the_finish_under_by_is_the_least_that_makes_it():
     slower = P.finish_offset(plan.remaining_s, plan.reviews, plan.today_date, plan.pace.daily_capacity_s * 0.99)
     assert plan.today_date + timedelta(days=slower) > by
     impossible = P.build_plan(make_guide(["book"] * 2), {}, [], [], NOW, UTC, by=date(2026, 6, 30))  # 40 h today
-    # A goal of today is put as the time today needs, never as a week of it (issue 29, N6).
-    assert impossible.finish is None and not impossible.pace.feasible and "40 h a day, more than the 24 h" in impossible.finish_note
-    assert P.pace_text(impossible.pace, impossible.today_date) == "40 h today: what finishing today (2026-06-30) needs"
+    # A goal of today is put as the time today needs, never as a week of it (issue 29, N6); one out
+    # of reach says so on the pace line itself, not only on the finish (second review, H3).
+    assert impossible.finish is None and not impossible.pace.feasible and "out of reach" in impossible.finish_note
+    assert P.pace_text(impossible.pace, impossible.today_date) == (
+        "out of reach: finishing today (2026-06-30) would need 40 h today, more than the 24 h a day has")
+    within = P.build_plan(make_guide(["paper"] * 2), {}, [], [], NOW, UTC, by=date(2026, 6, 30))  # 4 h today
+    assert within.pace.feasible and P.pace_text(within.pace, within.today_date) == "4 h today: what finishing today (2026-06-30) needs"
     assert impossible.header_label() == "finish by 2026-06-30: out of reach"
     assert impossible.today.share_s is None and len(impossible.today.entries) == 1  # no 40-hour day planned
 
@@ -574,3 +578,29 @@ def test_pace_words_use_the_right_number_and_a_goal_days_away_is_put_per_day():
     assert words.startswith("2 h a day on each of the 3 days to 2026-07-02") and "a week" not in words
     far = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date() + timedelta(days=30))
     assert "a week" in P.pace_text(far.pace, far.today_date)
+
+
+def test_a_goal_out_of_reach_is_said_on_the_pace_line_not_put_as_a_pace():
+    """Second review, H3: a goal a week away needing 30 h a day was put as "30 h a study day, 7
+    study days a week = 210 h a week". The pace line (the same words in the app) says out of reach."""
+    guide = make_guide(["book"] * 12)  # 240 h
+    by = NOW.date() + timedelta(days=7)  # 8 days, today included
+    plan = P.build_plan(guide, {}, [], [], NOW, UTC, by=by)
+    assert not plan.pace.feasible and plan.finish is None
+    assert plan.pace.daily_capacity_s == pytest.approx(30 * 3600)
+    assert P.pace_text(plan.pace, plan.today_date) == (
+        f"out of reach: finishing by {by} would need 30 h every day of the week (210 h a week), "
+        "more than the 24 h a day (168 h a week) has")
+    assert plan.header_label() == f"finish by {by}: out of reach"
+    # Days away, not a week: the time a day on each day left, and out of reach.
+    soon = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date() + timedelta(days=2))
+    assert P.pace_text(soon.pace, soon.today_date) == (
+        f"out of reach: finishing by {NOW.date() + timedelta(days=2)} would need 80 h a day on each of the 3 days, "
+        "today included (240 h in all), more than the 24 h a day has")
+    # Within reach but over 8 h every day: a pace, with a warning.
+    long = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date() + timedelta(days=19))  # 12 h a day
+    text = P.pace_text(long.pace, long.today_date)
+    assert long.pace.feasible and text.startswith("12 h a study day, 7 study days a week = 84 h a week")
+    assert text.endswith("; over 8 h every study day)")
+    fine = P.build_plan(guide, {}, [], [], NOW, UTC, by=NOW.date() + timedelta(days=299))  # 48 min a day
+    assert "over 8 h" not in P.pace_text(fine.pace, fine.today_date)

@@ -326,5 +326,26 @@ def test_the_pace_line_says_day_or_days_and_a_goal_of_today_is_what_today_needs(
     assert "1 study day a week" in flat and "1 study days" not in flat
     _, out, _ = run(capsys, "plan", "--by", "2026-10-31")
     pace = " ".join(out.split("Pace", 1)[1].split("Finish", 1)[0].split())
-    assert "today: what finishing today (2026-10-31) needs" in pace and "a week" not in pace
-    assert "more than the 24 h a day has" in " ".join(out.split())
+    assert "out of reach: finishing today (2026-10-31) would need" in pace and "a week" not in pace
+    assert "more than the 24 h a day has" in pace
+
+
+def test_a_goal_a_week_away_out_of_reach_says_so_on_the_pace_line(capsys, isolated_data_dir):
+    """Second review, H3: `--by` a week away needs over 24 h a day. The Pace line said "31 h 46 min
+    a study day, 7 study days a week = 222 h a week", an impossible pace put as a plan; only the
+    Finish line said it was out of reach. Now the Pace line says so first, with what it needs."""
+    write_history(isolated_data_dir, days=1)
+    by = (NOW.date() + timedelta(days=7)).isoformat()  # 8 days, today included: about 26 h a day
+    code, out, _ = run(capsys, "plan", "--by", by)
+    assert code == 0
+    flat = " ".join(out.split())
+    pace = " ".join(out.split("Pace", 1)[1].split("Reviews", 1)[0].split("Finish", 1)[0].split())
+    assert pace.startswith(f"out of reach: finishing by {by} would need "), pace
+    assert "every day of the week" in pace and "more than the 24 h a day (168 h a week) has" in pace
+    assert "a study day" not in pace  # not put as a pace to keep
+    hours = float(re.search(r"\(([\d,]+) h a week\)", pace).group(1).replace(",", ""))
+    assert hours > 168
+    assert f"none by {by}: out of reach" in flat and "the goal is out of reach" in flat
+    goal = run_json(capsys, "--by", by)
+    assert goal["pace"]["feasible"] is False and goal["finish"] is None
+    assert goal["pace"]["seconds_per_week"] == pytest.approx(hours * 3600, rel=0.01)

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -222,9 +223,26 @@ def _miss(given: float, want: float, unit: str, slips=()) -> str:
 
 
 def test_too_low_and_too_high_read_alike():
-    assert "64 times too low" in _miss(1.0, 64.0, "ms") and "64 times too high" in _miss(64.0, 1.0, "ms")
-    assert "32 times too low" in _miss(1.0, 32.0, "x") and "20% too low" in _miss(0.8, 1.0, "x")
-    assert "99%" not in _miss(1.0, 100.0, "ms")
+    assert "10 to 100 times too low" in _miss(1.0, 64.0, "ms") and "10 to 100 times too high" in _miss(64.0, 1.0, "ms")
+    assert "10 to 100 times too low" in _miss(1.0, 32.0, "x") and "10% to 25% too low" in _miss(0.8, 1.0, "x")
+    assert "99%" not in _miss(1.0, 100.0, "ms") and "over 100 times too low" in _miss(1.0, 243.1, "us")
+
+
+@pytest.mark.parametrize(
+    "given,want,says",
+    [
+        (1.0, 243.1, "over 100 times too low"), (243.1 * 40, 243.1, "10 to 100 times too high"),
+        (5.0, 8.0, "1.5 to 3 times too low"), (5.0, 1.0, "3 to 10 times too high"),
+        (1.06, 1.0, "under 10% too high"), (0.8, 1.0, "10% to 25% too low"), (1.3, 1.0, "over 25% too high"),
+    ],
+)
+def test_a_miss_reads_as_a_band_that_does_not_give_the_key_away(given, want, says):
+    """Review R1: '243 times too low' for an answer of 1 handed out the key (243.1 us); a band
+    says how far off without saying where the key is. No figure of the key is in the text."""
+    text = _miss(given, want, "us")
+    assert says in text, text
+    for number in re.findall(r"\d+(?:\.\d+)?", text.split(" (within")[0]):
+        assert not math.isclose(given * float(number), want, rel_tol=0.05) and not math.isclose(given / float(number), want, rel_tol=0.05)
 
 
 @pytest.mark.parametrize(
@@ -247,9 +265,12 @@ def test_a_problem_names_its_own_slips():
     p = BY_ID["sh-decode-tokens-per-s"]
     v = next(p.variant(s) for s in range(40) if p.variant(s).values["batch"] > 1)
     exp, batch = expected(v), v.values["batch"]
-    assert variant_slips(v) == ((float(batch), f"the rate of one sequence, not of the whole batch of {batch}"),)
+    # The factor is the slipped answer over the right one: one sequence's rate is 1/batch of it.
+    assert variant_slips(v) == ((1 / batch, f"the rate of one sequence, not of the whole batch of {batch}"),)
     result = grade(v, f"{exp.value / batch!r}")
     assert "the rate of one sequence" in miss_text(result, v.problem.tolerance)
+    # ... and only that way: batch times too high is some other slip
+    assert "the rate of one sequence" not in miss_text(grade(v, f"{exp.value * batch!r}"), v.problem.tolerance)
 
 
 def test_a_decimal_comma_is_refused_never_read_as_thousands():

@@ -150,7 +150,7 @@ def test_resolve_entry_by_id_alias_and_error() -> None:
 
 def test_continue_starts_from_what_was_studied_not_what_was_browsed() -> None:
     from studytui.store.model import EntryProgress
-    from studytui.study.flow import continue_entry, study_position
+    from studytui.study.flow import continue_entry, pending_start, study_position
 
     guide = GUIDE
     first, second, third = (e.id for e in guide.entries[:3])
@@ -158,9 +158,13 @@ def test_continue_starts_from_what_was_studied_not_what_was_browsed() -> None:
     assert continue_entry(guide, {}) is guide.entries[0]
     states = {first: EntryProgress(first, "done", state_changed_at="2026-01-01T00:00:00.000001+00:00")}
     assert continue_entry(guide, states).id == second
-    # Opened later, further on: the learner is there now.
+    # Opened later, further on: the learner is there now, and is learning it: it is continued first.
     later = guide.entries[3].id
     states[later] = EntryProgress(later, "learning", state_changed_at="2026-01-02T00:00:00.000001+00:00")
+    assert continue_entry(guide, states).id == later
+    assert pending_start(guide, states).id == guide.entries[4].id  # the pending ones start after it
+    # Done with it: the first pending entry after it.
+    states[later] = EntryProgress(later, "done", state_changed_at="2026-01-02T01:00:00.000001+00:00")
     assert continue_entry(guide, states).id == guide.entries[4].id
     # Put back to pending last: it is where to continue.
     states[third] = EntryProgress(third, "pending", state_changed_at="2026-01-03T00:00:00.000001+00:00")

@@ -53,8 +53,9 @@ def test_the_study_flow(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and SECOND in out and "done" in out
     assert run(capsys, "mark", FIRST, "skipped")[0] == 0
     assert run(capsys, "mark", THIRD, "learning")[0] == 0
-    # THIRD was marked last (learning), so next is the fourth entry.
-    assert run_json(capsys, "next", "--json")["id"] == GUIDE.entries[3].id
+    # THIRD is being learned: an entry in progress is continued first (second review, H4).
+    nxt = run_json(capsys, "next", "--json")
+    assert (nxt["id"], nxt["state"]) == (THIRD, "learning")
     progress = run_json(capsys, "progress", "--json")
     assert (progress["done"], progress["skipped"], progress["learning"]) == (1, 1, 1)
     assert progress["pending"] == len(GUIDE.entries) - 3 and progress["total"] == len(GUIDE.entries)
@@ -64,7 +65,12 @@ def test_the_study_flow(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "progress")
     assert code == 0 and "skipped" in out and GUIDE.sections[0].title[:10] in out
     code, out, _ = run(capsys, "next")
-    assert code == 0 and GUIDE.entries[3].title[:20] in out  # the same entry: showing moved nothing
+    assert code == 0 and GUIDE.entries[2].title[:20] in out  # the same entry: showing moved nothing
+    assert "You are learning this one" in out and "(or skipped)" in out
+    # Done with it: the first pending entry after it.
+    assert run(capsys, "mark", THIRD, "done")[0] == 0
+    nxt = run_json(capsys, "next", "--json")
+    assert (nxt["id"], nxt["state"]) == (GUIDE.entries[3].id, "pending")
 
 
 def test_next_when_everything_is_covered(capsys: pytest.CaptureFixture[str]) -> None:

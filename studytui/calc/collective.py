@@ -691,6 +691,6 @@ SPEC = CalcSpec(
     _run,
     unused=_unused,
     headline=("time", "bus bandwidth"),
-    short_name="collect",
+    short_name="coll",
     title_fields=("op",),
 )

@@ -313,8 +313,8 @@ QUANT_FIELDS = (
 MEM_FRACTION = FieldSpec("mem_fraction", "usable HBM fraction", "float", "0.9", maximum=1.0,
                          help="share of HBM for weights + KV (the rest: activations, context, fragmentation)", group="more")
 CC_FIELDS = (
-    FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give --cc"),
-    FieldSpec("cc", "compute capability", "choice", help="instead of --gpu: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
+    FieldSpec("gpu", "GPU", "gpu", help="NVIDIA accelerator id or alias (default h200); or give a compute capability instead"),
+    FieldSpec("cc", "compute capability", "choice", help="instead of a GPU: 7.0, 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 10.3, 12.0"),
 )
 
 _DIM_FIELDS = (

@@ -90,7 +90,7 @@ def l2_figures(accelerator: Any | None, data_dir: DataDir = None) -> L2Figures:
         why = f"not known: no GPU of this kind ({accelerator.id}) has reported its device attributes here"
         return L2Figures(l2_catalog, None, None, None, why + " (studytui measure --clusters records them)", None, l2_source)
     return L2Figures(None, None, None, None, "not known for a compute capability alone: the L2 and its persisting limit differ "
-                     "between parts of one capability (H100 50 MiB, H200 60 MiB); give --gpu", None)
+                     "between parts of one capability (H100 50 MiB, H200 60 MiB); give a GPU", None)
 
 
 def l2_persistence(
@@ -147,10 +147,11 @@ def l2_persistence(
     result.row("persisting set-aside", size(aside) + (f": {aside_how}" if aside is not None and aside_how else ""))
     result.row("window", f"{window:,} B of the {nbytes:,} B tensor" + ("" if window == nbytes else
                                                                       " (the rest of it is outside any one window)"))
-    result.row("hit ratio", "not known (the set-aside is not known; give --set-aside or --hit-ratio)" if ratio is None
+    result.row("hit ratio", "not known (the set-aside is not known; give a set-aside request or a hit ratio)" if ratio is None
                else f"{ratio:.3g} ({ratio_how})")
     result.row("DRAM bytes saved", "not known" if saved is None else
-               f"{saved:,} B ({format_size(saved, binary=True)}) over {reuse} reads: {reuse - 1} x the {kept:,} B kept persisting")
+               f"{saved:,} B ({format_size(saved, binary=True)}) over {reuse} read{'' if reuse == 1 else 's'}: {reuse - 1} x the "
+               f"{kept:,} B kept persisting")
     result.row("source", figures.source)
 
     def known(value: int | None) -> str:
@@ -190,7 +191,7 @@ def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
 
     gpu, cc_text = p.get("gpu"), p.get("cc")
     if gpu and cc_text:
-        raise FieldError("cc", "give --gpu or --cc, not both")
+        raise FieldError("cc", "give a GPU or a compute capability, not both")
     if cc_text:
         cc = get_cc(cc_text, data_dir)
         if float(cc.cc) < 8.0:

@@ -185,4 +185,5 @@ SPEC = CalcSpec(
     headline=FIT_HEADLINE,
     short_labels=(*FIT_SHORT_LABELS, KV_SEQUENCE_SHORT_LABEL),
     title_fields=("model",),
+    short_name="mem",
 )

@@ -319,4 +319,5 @@ SPEC = CalcSpec(
     headline=(*TERMS_HEADLINE, *MEASURED_HEADLINE),
     short_labels=TERMS_SHORT_LABELS,
     plot="roofline",
+    short_name="roof",
 )

@@ -214,4 +214,5 @@ SPEC = CalcSpec(
     ui_defaults={"cost_ratio": "0.05"},
     headline=("expected tokens", "walltime speedup", "best gamma"),
     short_labels=((r"^expected tokens per target step$", "tokens per step"),),
+    short_name="spec",
 )

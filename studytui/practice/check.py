@@ -10,7 +10,13 @@ problem's tolerance (the same choice, for a choice problem), and may use no numb
 not shown (unit constants and powers of 2 and 10 aside).
 
 The slip rule: each of a problem's `slips` factors is arithmetic over the parameters, the given
-figures and the sparse and vector-pipe figures beside a given peak (`practice.given.slip_figures`).
+figures and the sparse and vector-pipe figures beside a given peak (`practice.given.slip_figures`),
+and is the slipped answer over the right one (above 1: too high; below 1: too low), so never zero
+or negative.
+
+The margin rule: a `pick: min` or `pick: max` problem's best choice beats the next one by at least
+its `margin` (default 10%) in every variant checked. The calculators are models: a 0.4% gap is no
+answer a learner can be sure of, and one that a small change of the model would flip.
 """
 
 from __future__ import annotations
@@ -110,7 +116,7 @@ def _check_problems(content_dir: str | Path, guide: Guide | None, seeds: Iterabl
                     f"{at('calc', 'answer')}: problem '{p.id}' (seed {seed}): the answer is zero; a relative tolerance cannot grade it"
                 )
                 break
-            problem_found = hand_rule(p, variant, exp) or slip_rule(p, variant)
+            problem_found = hand_rule(p, variant, exp) or slip_rule(p, variant) or margin_rule(p, exp)
             if problem_found:
                 where, message = problem_found
                 out.append(f"{at(*where)}: problem '{p.id}' (seed {seed}): {message}")
@@ -185,7 +191,33 @@ def slip_rule(p: Problem, variant: Any) -> tuple[YamlPath, str] | None:
             return ("slips", i, "factor"), f"slip factor: {exc}"
         if isinstance(value, (bool, str)):
             return ("slips", i, "factor"), f"the slip factor {factor!r} gives {value!r}, not a number"
+        if value <= 0:
+            return ("slips", i, "factor"), (f"the slip factor {factor!r} gives {value:g}: a factor is the slipped answer over the "
+                                            "right one (above 1 when the slip makes it too high, below 1 when too low)")
     return None
+
+
+def margin_gap(p: Problem, exp: Any) -> tuple[str, str, float] | None:
+    """For a `pick: min|max` problem: (best, runner-up, the share by which the best beats it)."""
+    from studytui.practice.model import MARGIN_PICKS
+
+    if p.pick not in MARGIN_PICKS or len(exp.per_choice) < 2:
+        return None
+    (best, a), (second, b) = sorted(exp.per_choice.items(), key=lambda kv: kv[1], reverse=p.pick == "max")[:2]
+    low, high = min(a, b), max(a, b)
+    return best, second, (high / low - 1 if low > 0 else float("inf"))
+
+
+def margin_rule(p: Problem, exp: Any) -> tuple[YamlPath, str] | None:
+    """What is wrong with this variant's choices: the best does not beat the next by the margin."""
+    found = margin_gap(p, exp)
+    if found is None or p.margin is None:
+        return None
+    best, second, gap = found
+    if gap >= p.margin:
+        return None
+    return ("params",), (f"'{best}' beats '{second}' by {gap:.1%}, under the margin of {p.margin * 100:g}% (the calculators are "
+                         "models: offer choices further apart, or state a smaller 'margin')")
 
 
 def skills(problems: Iterable[Problem]) -> dict[str, int]:

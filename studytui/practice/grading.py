@@ -282,32 +282,41 @@ _GENERAL_SLIPS: tuple[tuple[float, str], ...] = (
     (2.0, "a factor of 2 somewhere in the working: check each step that doubles or halves, such as the FLOPs "
           "per multiply-add (2), a link's one-way or bidirectional rate, or the causal half of the scores"),
 )
-SLIP_MATCH = 0.015  # a miss is a slip when its ratio is within 1.5% of the slip's factor
+SLIP_MATCH = 0.015  # a miss is a slip when its ratio is within 1.5% of the slip's factor ...
 
 
-def _found_slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "") -> tuple[float, str] | None:
+def _matches(q: float, factor: float, tolerance: float) -> bool:
+    """... or, for a factor near 1, within a twentieth of its distance from 1 (a 5% miss is not
+    'exactly the gap between MiB and MB', 4.9%); and only a slip whose factor the tolerance would
+    refuse is named (with 5% counting, the MiB/MB gap never is)."""
+    if within(abs(factor - 1), tolerance):  # an answer off by exactly this factor counts as right
+        return False
+    return abs(math.log(q / factor)) <= min(math.log1p(SLIP_MATCH), 0.05 * abs(math.log(factor)))
+
+
+def _found_slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "",
+                tolerance: float = 0.0) -> tuple[float, str] | None:
     """(given / right, what it means) of the slip a miss looks like, if one explains it."""
     if result.given is None or result.expected.value is None or result.given <= 0 or result.expected.value <= 0:
         return None
     q = result.given / result.expected.value
     for factor, says in problem_slips:  # directional: the factor is the slipped answer over the right one
-        if factor > 0 and abs(factor - 1) > SLIP_MATCH and abs(q / factor - 1) <= SLIP_MATCH:
+        if factor > 0 and abs(factor - 1) > SLIP_MATCH and _matches(q, factor, tolerance):
             return factor, says.replace("{unit}", unit or "plain numbers")
     general = list(_GENERAL_SLIPS)
     if unit == "%":
         general.insert(0, (100.0, "a factor of 100: the answer is a percentage (62%, not 0.62)"))
-    ratio = max(q, 1 / q)
     for factor, says in general:  # either way
-        if abs(ratio / factor - 1) <= SLIP_MATCH:
+        if _matches(q, factor if q > 1 else 1 / factor, tolerance):
             return (factor if q > 1 else 1 / factor), says.replace("{unit}", unit or "plain numbers")
     return None
 
 
-def slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "") -> str | None:
+def slip(result: Grade, problem_slips: tuple[tuple[float, str], ...] = (), unit: str = "", tolerance: float = 0.0) -> str | None:
     """The slip a miss looks like, if one explains it: the problem's own first (each only in the
     direction it goes: the 2:4 sparse peak makes a ridge point too high, never too low), then the
     general ones (either way)."""
-    found = _found_slip(result, problem_slips, unit)
+    found = _found_slip(result, problem_slips, unit, tolerance)
     return found[1] if found else None
 
 
@@ -375,8 +384,8 @@ def _band(value: float, edges: tuple[float, ...], text: Any, floor: str = "") ->
 
 def miss_size(given: float, want: float, tolerance: float, unit: str = "") -> str:
     """A miss's size as a band with its direction: 'over 100 times too low', '3 to 10 times too
-    high', 'under 10% too low', on a percentage question 'under 1 percentage point too high, a 10%
-    to 25% miss'. Bands above the tolerance start at twice it where that is under 10%, so a miss
+    high', 'under 10% too low', on a percentage question 'under 1 percentage point too high, a
+    miss of 10% to 25%'. Bands above the tolerance start at twice it where that is under 10%, so a miss
     just outside the tolerance reads 'under 2% too low (within 1% counts)', never as within it."""
     direction = "too high" if given > want else "too low"
     if given <= 0 or want <= 0:
@@ -391,17 +400,19 @@ def miss_size(given: float, want: float, tolerance: float, unit: str = "") -> st
         points = abs(given - want) * 100
         point_text = _band(points, POINT_BANDS, lambda x: f"{x:g}")
         noun = "percentage point" if point_text == "under 1" else "percentage points"
-        return f"{point_text} {noun} {direction}, a {share_text} miss"
+        return f"{point_text} {noun} {direction}, a miss of {share_text}"
     return f"{share_text} {direction}"
 
 
-def _slip_size(factor: float) -> str:
-    """The size of a miss a slip explains: the slip's own factor ('about 1000 times too low')."""
+def _slip_size(factor: float, given: float, want: float, tolerance: float) -> str:
+    """The size of a miss a slip explains: the slip's own factor ('about 1000 times too low'), or
+    under 1.5x the miss itself, printed beyond the tolerance ('7.4% too high'): with the slip
+    named, the learner has the answer's size anyway."""
     direction = "too high" if factor > 1 else "too low"
     ratio = max(factor, 1 / factor)
     if ratio >= TIMES_BANDS[0]:
         return f"about {ratio:.0f} times {direction}" if ratio >= 100 else f"about {float(f'{ratio:.2g}'):g} times {direction}"
-    return f"about {percent_text(abs(factor - 1), 0 if abs(factor - 1) >= 0.015 else 1)} {direction}"
+    return f"{_beyond(abs(given - want) / want, tolerance)} {direction}"
 
 
 def miss_text(result: Grade, tolerance: float, problem_slips: tuple[tuple[float, str], ...] | None = None, unit: str | None = None) -> str:
@@ -414,8 +425,9 @@ def miss_text(result: Grade, tolerance: float, problem_slips: tuple[tuple[float,
         return "Not yet: that is not the answer."
     unit = result.unit if unit is None else unit
     rule = tolerance_text(tolerance, unit)
-    found = _found_slip(result, result.slips if problem_slips is None else problem_slips, unit)
-    size = _slip_size(found[0]) if found else miss_size(result.given, result.expected.value, tolerance, unit)
+    found = _found_slip(result, result.slips if problem_slips is None else problem_slips, unit, tolerance)
+    given, want = result.given, result.expected.value
+    size = _slip_size(found[0], given, want, tolerance) if found else miss_size(given, want, tolerance, unit)
     text = f"Not yet: {size} ({rule})."
     if found:
         text += f" That looks like {found[1]}."
@@ -427,9 +439,10 @@ def miss_json(result: Grade, tolerance: float) -> dict[str, Any] | None:
     --json` prints in place of the exact relative error, which would give the key away)."""
     if result.correct or result.given is None or result.expected.value is None:
         return None
-    found = _found_slip(result, result.slips, result.unit)
+    found = _found_slip(result, result.slips, result.unit, tolerance)
     return {
         "direction": "too high" if result.given > result.expected.value else "too low",
-        "size": _slip_size(found[0]) if found else miss_size(result.given, result.expected.value, tolerance, result.unit),
+        "size": (_slip_size(found[0], result.given, result.expected.value, tolerance) if found
+                 else miss_size(result.given, result.expected.value, tolerance, result.unit)),
         "slip": found[1] if found else None,
     }

@@ -16,13 +16,23 @@ from typing import Any, TypeGuard
 from studytui.core.errors import ContentError
 from studytui.guide.yamlio import YamlFile, YamlPath
 from studytui.practice.answers import UNITS
-from studytui.practice.model import DEFAULT_TOLERANCE, KINDS, MAX_HINTS, PICKS, TARGET_PICKS, GivenSpec, Problem
+from studytui.practice.model import (
+    DEFAULT_MARGIN,
+    DEFAULT_TOLERANCE,
+    KINDS,
+    MARGIN_PICKS,
+    MAX_HINTS,
+    PICKS,
+    TARGET_PICKS,
+    GivenSpec,
+    Problem,
+)
 
 PROBLEMS_DIR = "problems"
 FILE_KEYS = {"section", "problems"}
 PROBLEM_KEYS = {
     "id", "title", "entries", "kind", "params", "question", "calc", "unit", "tolerance", "choices", "hints", "notice",
-    "skill", "given", "by_hand", "slips",
+    "skill", "given", "by_hand", "slips", "margin",
 }
 CALC_KEYS = {"name", "args", "answer", "pick", "target"}
 GIVEN_SOURCES = ("gpu", "model", "cc")
@@ -158,6 +168,15 @@ class _Reader:
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 < tolerance <= 0.5:
             self.add(where + ("tolerance",), "tolerance is a relative error between 0 and 0.5 (default 0.05)")
             tolerance = DEFAULT_TOLERANCE
+        margin = raw.get("margin")
+        if margin is not None and pick not in MARGIN_PICKS:
+            self.add(where + ("margin",), f"'margin' is for 'pick: {' or '.join(MARGIN_PICKS)}' problems only")
+        elif margin is not None and (isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 <= margin < 1):
+            self.add(where + ("margin",), f"margin is the least share by which the best choice beats the next, from 0 to 1 "
+                                          f"(default {DEFAULT_MARGIN:g})")
+            margin = None
+        if margin is None and pick in MARGIN_PICKS:
+            margin = DEFAULT_MARGIN
         hints = raw.get("hints", [])
         if not (isinstance(hints, list) and all(_text(h) for h in hints)):
             self.add(where + ("hints",), "'hints' must be a list of sentences")
@@ -200,7 +219,8 @@ class _Reader:
             skill=str(skill), given=given,
             by_hand={str(k): " ".join(str(v).split()) for k, v in by_hand.items()} if isinstance(by_hand, dict)
             else " ".join(str(by_hand).split()),
-            target=str(target or ""), slips=tuple((str(s["factor"]), " ".join(str(s["says"]).split())) for s in slips),
+            target=str(target or ""), margin=None if margin is None else float(margin),
+            slips=tuple((str(s["factor"]), " ".join(str(s["says"]).split())) for s in slips),
             source_file=self.yf.display, index=index,  # the line is found only when a message needs it
         )
 

@@ -13,6 +13,10 @@ KINDS = ("number", "choice")
 PICKS = ("min", "max", "first_at_most", "first_at_least")
 TARGET_PICKS = ("first_at_most", "first_at_least")
 DEFAULT_TOLERANCE = 0.05
+# A `pick: min|max` problem's winner must beat the next choice by this share at least (its `margin`):
+# the calculators are models, so a 0.4% gap is no answer a learner can be sure of.
+DEFAULT_MARGIN = 0.1
+MARGIN_PICKS = ("min", "max")
 MAX_HINTS = 3
 SEED_LIMIT = 2**31 - 1
 
@@ -64,6 +68,7 @@ class Problem:
     # for picking problems the value compared).
     by_hand: str | Mapping[str, str] | None = None
     target: str = ""  # picking problems with a target: the threshold, an expression (units allowed)
+    margin: float | None = None  # pick min/max: the least share by which the best choice beats the next
     slips: tuple[tuple[str, str], ...] = ()  # (factor template, what that factor means in this problem)
     source_file: str = ""
     index: int = 0  # position in its file's problem list (ProblemSet.line_of finds any field's line)

@@ -82,7 +82,7 @@ def first_try(attempts: Sequence[Attempt]) -> list[bool]:
 
 NEW, MASTERED, AFTER_MISS, MISSED = "new", "mastered", "right after a miss", "missed"
 MARKS = {NEW: "·", MASTERED: "✓", AFTER_MISS: "~", MISSED: "✗"}
-LEGEND = "✓ right at the first try  ~ right after a miss (not mastered)  ✗ last answer wrong  · not tried."
+LEGEND = "✓ mastered (right first time)  ~ right after a miss  ✗ wrong  · not tried."
 
 
 def state_of_flags(last_correct: bool, mastered: bool) -> str:

@@ -577,3 +577,35 @@ async def test_gpu_picker_headings_are_whole(calc_app, size):
         assert "vend…" not in text and "meas…" not in text
         detail = widget_text(app.screen.query_one("#gpu-detail"))
         assert "peak bf16" in flat(detail) and "…" not in detail
+
+
+async def test_tile_input_precision_lists_the_block_scaled_kinds(calc_app):
+    # F10's input precision offers nvfp4, mxfp8, mxfp6, mxfp4 where the GPU has their element
+    # type's peak (B200), and picking one gives a tcgen05 mx-kind tile; the H200 has no fp4 peak, so the
+    # fp4 kinds leave its list (mxfp8 stays, with fp8, and the tile calculator refuses it on 9.0).
+    app = calc_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_calc(app, pilot, "tile")
+        screen.form.set_text("gpu", "b200")
+        screen.form.set_text("tile", "128x128x128")
+        await pilot.pause()
+        dtype = screen.form.rows["dtype"].control
+        assert isinstance(dtype, ChoiceField)
+        offered = [value for _label, value in dtype.options if value]
+        assert {"nvfp4", "mxfp8", "mxfp6", "mxfp4"} <= set(offered), offered
+        dtype.focus()
+        await pilot.press("enter")  # the list the learner picks from
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceList)
+        assert "nvfp4" in [value for _label, value in app.screen.options]
+        await pilot.press("escape")
+        await pilot.pause()
+        while dtype.value != "nvfp4":
+            await pilot.press("right")
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.result is not None and screen.result.values["mma_kind"] == "mxf4nvf4"
+        screen.form.set_text("gpu", "h200")
+        await pilot.pause()
+        assert "mxfp4" not in [value for _label, value in dtype.options]
+        assert ("nvfp4 (not on this GPU)", "nvfp4") in dtype.options  # kept, marked, never swapped silently

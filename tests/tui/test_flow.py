@@ -128,7 +128,13 @@ async def test_every_other_calculator_is_one_key_away_even_from_a_try_it(calc_ap
         screen = app.screen
         assert isinstance(screen, CalculatorScreen) and screen.spec.name == "gemm"
         strip = widget_text(screen.query_one("#calc-switcher"))
-        assert "F: 2 roofline" in strip and "8 memory" in strip and "10 tile" in strip
+        # every calculator's key and short name, whole, in 80 columns (issue 25 review: 11 l2 was cut)
+        from studytui.calc import registry
+        from studytui.tui.calc.screens import switch_keys
+
+        for key, name in switch_keys():
+            assert f"{key[1:]} {registry.spec(name).short_name or name}" in strip, (key, name, strip)
+        assert len(strip.rstrip()) <= 78 and "11 l2" in strip
         await pilot.press("f6")
         await pilot.pause()
         assert isinstance(app.screen, CalculatorScreen) and app.screen.spec.name == "specdec"

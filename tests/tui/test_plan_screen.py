@@ -476,3 +476,113 @@ async def test_r_says_when_the_first_review_is_due(make_app, store):
         await pilot.pause()
         assert app.screen is screen
         assert "No review is due yet: the first is due at 15:06." in [n.message for n in compat.notifications(app)]
+
+
+# -- second review: the header at every width, Continue agrees with Today ---------------------------
+
+
+async def continue_title(app: Any) -> str:
+    from studytui.tui.commands import StudyCommands
+
+    provider = StudyCommands(app.screen)
+    await provider.startup()
+    titles = [hit.text async for hit in provider.discover()]
+    return next(t for t in titles if t.startswith("Continue: "))
+
+
+async def test_continue_next_and_today_offer_the_same_entry(make_app, store):
+    """H4: with FlashAttention being learned (the last entry studied), the palette offered
+    "Continue:" the next pending entry while Today listed FlashAttention first. An entry in
+    progress is continued first everywhere (flow.continue_entry); once done, the next pending one."""
+    from studytui.study.flow import continue_entry
+
+    write_weeks(store)
+    app = plan_app(make_app)
+    async with app.run_test(size=(120, 40)) as pilot:
+        state = await plan_built(pilot, app)
+        first = state.plan.today.entries[0].estimate.entry
+        assert (first.id, state.plan.today.entries[0].estimate.state) == ("flashattention", "learning")
+        assert state.plan.today.next_up.entry is first
+        assert await continue_title(app) == f"Continue: {first.title}"
+        assert continue_entry(app.guide, app.session.progress) is first
+        builds = state.builds
+        assert app.current_entry().id == "flashattention"
+        await pilot.press("d")
+        assert await wait_until(pilot, lambda: state.builds > builds, timeout=20)
+        # (Today's share is used up by now: Today names the next entry, `next_up`.)
+        after = state.plan.today.next_up.entry
+        assert after.id != "flashattention" and state.plan.today.next_up.state == "pending"
+        assert await continue_title(app) == f"Continue: {after.title}"
+        assert continue_entry(app.guide, app.session.progress) is after
+
+
+async def test_the_header_refits_on_every_resize_and_keeps_the_finish_at_80(make_app, store):
+    """H1: the header was fitted once, at start-up: at 80x24 it showed no finish date (the section
+    and practice took the room), and a resize 120 -> 80 -> 120 kept the old line (clipped, or the
+    80-column text at 120). Now it is fitted again at each resize, with the finish date kept."""
+    from studytui.guide import load_guide
+    from studytui.tui.practice import practice_state
+
+    write_weeks(store)
+    StoreClock(store, NOW - timedelta(hours=3))
+    store.record_attempt("sh-ridge-point", 0, "1", False, 0.5)  # practised: "◆0/N, 2 due" in the header
+    registry = build_registry(plugin_modules=("studytui.tui.plan", "studytui.tui.practice"))
+    app = make_app(guide=load_guide(), registry=registry)
+
+    def line() -> str:
+        return status_line(app).rstrip()
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.main_screen
+        await plan_built(pilot, app)
+        assert await wait_until(pilot, lambda: main.plan_label != "" and practice_state(app) is not None and "due" in line())
+        assert await wait_until(pilot, lambda: LABEL.search(line()) is not None), line()
+        narrow = line()
+        assert "◆" in narrow and "due" in narrow and "Overall" in narrow and len(narrow) <= 78, narrow
+        for size in ((120, 40), (80, 24), (120, 40), (100, 30)):
+            await pilot.resize_terminal(*size)
+            assert await wait_until(pilot, lambda: line() == main.status_text(size[0] - 2)), (size, line())
+            text = line()
+            assert LABEL.search(text) and len(text) <= size[0] - 2 and "…" not in text[-30:], (size, text)
+            if size[0] == 80:
+                assert text == narrow
+            else:
+                assert text != narrow and "  │  " in text  # the wider line, not the 80-column one
+        # Resized while another screen is on top: the header is right on coming back.
+        await pilot.press(KEY)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, TodayScreen))
+        await pilot.resize_terminal(80, 24)
+        await pilot.press("escape")
+        assert await wait_until(pilot, lambda: isinstance(app.screen, MainScreen) and line() == narrow), line()
+
+
+async def test_the_practice_header_says_one_count_of_what_is_due(make_app, store, monkeypatch):
+    """H2: after a miss the practice screen said "Practice · 1 due for review · mastery 0/11 · 0 due":
+    the count when it was opened and the live one. Now it says the live count only, when the next
+    review is due, and follows it when that comes (refresh_views, the timer practice keeps)."""
+    from studytui.guide import load_guide
+    from studytui.tui.practice import practice_state, refresh_views
+    from studytui.tui.practice.screen import PracticeScreen
+
+    at = StoreClock(store, NOW - timedelta(days=2))
+    store.record_attempt("sh-decode-step-floor", 0, "1", False, 0.5)  # due two days ago
+    at(NOW)  # what the app writes
+    app = make_app(guide=load_guide(), registry=build_registry(plugin_modules=("studytui.tui.practice",)))
+
+    def title() -> str:
+        return str(app.screen.query_one("#practice-title").render())
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await wait_until(pilot, lambda: practice_state(app) is not None and practice_state(app).due == 1)
+        app.open_screen("practice", due=True)
+        assert await wait_until(pilot, lambda: isinstance(app.screen, PracticeScreen))
+        await pilot.pause()
+        assert title().startswith("Practice · 1 due for review · mastery 0/"), title()
+        await pilot.press("1", "enter")  # a miss: due again in ten minutes
+        assert await wait_until(pilot, lambda: practice_state(app).due == 0)
+        assert await wait_until(pilot, lambda: "none due for review now, next at 15:10" in title()), title()
+        assert "1 due" not in title() and "0 due" not in title()
+        # Eleven minutes on (what practice's own timer runs): the header says it is due again.
+        monkeypatch.setattr(clock, "now", lambda: NOW + timedelta(minutes=11))
+        refresh_views(app)
+        assert await wait_until(pilot, lambda: title().startswith("Practice · 1 due for review ·")), title()

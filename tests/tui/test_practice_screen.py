@@ -68,13 +68,37 @@ async def test_wrong_then_hints_then_right(real_app, store):
         assert feedback.startswith("Right") and exp.display(variant.problem.unit) in feedback
         assert variant.notice in _text(screen, "#practice-solution")
         assert [a.correct for a in store.attempts(variant.problem.id)] == [False, False, True]
-        # mastery reaches the list, the title, the tree and the status line
+        # review R1: right after misses on this variant is not mastery, and the screen says so
+        assert "Right after a miss: not counted for mastery" in feedback
+        assert "mastery 0/" in _text(screen, "#practice-title")
+        assert str(screen.query_one(OptionList).get_option_at_index(0).prompt).startswith("~")
+        # the next variant, right at the first try: mastery reaches the list, the title, the tree and the status line
+        await pilot.press("ctrl+n", "ctrl+b")
+        await pilot.pause()
+        fresh = screen.variant
+        assert fresh.problem.id == variant.problem.id and fresh.seed == variant.seed + 1
+        await _type(pilot, _right(fresh))
+        assert "after a miss" not in _text(screen, "#practice-feedback")
         assert "mastery 1/" in _text(screen, "#practice-title")
         assert str(screen.query_one(OptionList).get_option_at_index(0).prompt).startswith("✓")
         await pilot.press("escape")
         await pilot.pause()
         assert app.main_screen.tree.mastery["start-here"][0] == 1
         assert "Practice 1/" in _text(app.main_screen, "#status")
+
+
+async def test_the_answer_field_shows_a_format_never_a_number(real_app, store):
+    """Review R5: the field read 'your answer, e.g. 12 ms' on every problem; gf-hbm-stream seed 0
+    is 12.08 ms, so typing the example counted. It shows the format now."""
+    app = real_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await _open(pilot, section="gpu-fundamentals")
+        await _show(pilot, screen, "gf-hbm-stream")
+        assert screen.variant.seed == 0 and "12.08 ms" in expected(screen.variant).display("ms")
+        placeholder = screen.query_one(Input).placeholder
+        assert placeholder == "your answer: <number> ms" and not any(ch.isdigit() for ch in placeholder)
+        await _type(pilot, placeholder.split(": ", 1)[1])
+        assert "is not a number" in _text(screen, "#practice-feedback") and store.attempts() == []
 
 
 async def test_solution_on_request_counts_as_a_miss(real_app, store):

@@ -78,7 +78,8 @@ async def test_palette_offers_continue_sections_entries_and_glossary(make_app, s
         titles = [hit.text for hit in hits]
         assert titles[0] == "Continue: CUDA C++ basics"
         # Review finding: the hint says what it offers, as the README does (not "from where you are").
-        assert hits[0].help == "The first pending entry after the one you last marked or opened ('studytui next')"
+        assert hits[0].help == (
+            "The entry you are learning, else the first pending one after what you last marked or opened ('studytui next')")
         assert "Section: 2. Kernel optimization" in titles
         assert "Glossary: KV cache" in titles and "Glossary" in titles and "Source policy" in titles
         found = [hit.text async for hit in provider.search("flashattention")]

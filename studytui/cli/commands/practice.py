@@ -36,8 +36,10 @@ def register(sub: argparse._SubParsersAction, named: frozenset[str] | None = Non
             "and records an attempt: numbers may carry units ('31 ms', '0.031s', '8 GiB'), a bare number "
             "is read in the question's unit (bytes need their unit: GB and GiB differ by 7%), a comma is "
             "refused (decimal or thousands?), a choice is its name ('memory-bound' is 'memory') or number. "
-            "A miss says how far off it is, names the slip when it looks like one, and shows the next hint; "
-            "a hit (or --reveal) shows the answer and the worked solution. 'answer ID --reveal' with no "
+            "A miss says how far off it is (in bands, never the key), names the slip when it looks like one, and "
+            "shows the next hint; a hit (or --reveal) shows the answer and the worked solution. A problem is "
+            "mastered when a variant is answered right at the first try; right after a miss on the same variant "
+            "moves on but is not mastery (marked ~). 'answer ID --reveal' with no "
             "VALUE shows them without an answer (recorded as a miss for review, as in the app); a revealed "
             "variant is spent, so the next attempt is a new one. 'due' lists the problems "
             "whose review is due (FSRS: a miss comes back within minutes, a hit days later)."
@@ -181,9 +183,9 @@ def _answer(practice, problem_id: str, value: str, args) -> int:
         close = "" if result.relative_error is None else f" (off by {result.relative_error:.1%})"
         con.print(Text(f"Correct{close}: {result.expected.display(problem.unit)}", style="bold green"))
         if result.after_miss:
-            con.print(Text(f"Right after a miss on this variant: it does not count for mastery, and the review brings "
-                           f"{problem.id} back soon with new numbers (studytui practice show {problem.id}).", style="yellow"),
-                      soft_wrap=True)
+            con.print(Text("Right after a miss on this variant: it does not count for mastery, and the review brings the "
+                           "problem back soon with new numbers.", style="yellow"))
+            con.print(Text(f"Next variant: studytui practice show {problem.id}", style="dim"), soft_wrap=True)
     else:
         from studytui.practice.grading import miss_text
 

@@ -215,9 +215,9 @@ class MainScreen(Screen[None]):
             status.update(line, layout=False)  # one fixed line (studytui.tcss): its height never changes
 
     def status_text(self, width: int) -> str:
-        """The header line, fitted to `width` cells: the counts always whole. Where it does not
-        fit (80 columns), the overall bar, then the practice wording, then the section's title give
-        way, and the plan's finish date goes last."""
+        """The header line, fitted to `width` cells: the counts always whole, the plan's finish
+        date last on the line. Where it does not fit (80 columns), the overall bar, the practice
+        wording and the section's title give way before the finish date does (see below)."""
         if not self.plan_label:
             return self._progress_text(width)
         whole = self._progress_text(0) + "  │  " + self.plan_label
@@ -243,9 +243,10 @@ class MainScreen(Screen[None]):
         return self._progress_text(width)
 
     def _progress_text(self, width: int, section: bool = True, min_title: int = 1) -> str:
-        """The header without the plan's label (width 0: everything, uncut); `section` False:
-        without the section's title and count either, and with the shortest counts; `min_title`: the fewest characters of the
-        title kept where nothing else fits (more than `width` then holds)."""
+        """The header without the plan's label (width 0: everything, uncut). `section` False:
+        without the section's title and count either, and with the shortest counts. `min_title`:
+        the fewest characters of the title kept where nothing else fits (the line is then longer
+        than `width`)."""
         summary = self.host.session.summary
         overall = summary.overall
         covered = overall.done + overall.skipped
