@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from studytui.core import fileio
+from studytui.core import fileio, yamlio
 from studytui.core.paths import content_dir
-from studytui.guide import yamlio
 
 
 def _bomb_value(levels: int = 9, width: int = 9) -> str:

@@ -24,7 +24,7 @@ def broken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # These tests break the guide, claims and profiles, never a practice problem: the problem
     # check (every problem over 12 seeds, two thirds of a check) is tested in test_practice.py
     # and by test_clean_content_passes.
-    monkeypatch.setattr("studytui.guide.check._practice_problems", lambda content_dir, guide: [])
+    monkeypatch.setattr("studytui.study.check._practice_problems", lambda content_dir, guide: [])
     return copy
 
 

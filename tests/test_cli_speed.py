@@ -17,7 +17,7 @@ import textwrap
 import pytest
 
 HEAVY = ("yaml", "markdown_it", "rich.markdown", "pygments", "sqlite_utils", "click", "textual", "fsrs", "genanki",
-         "platformdirs", "studytui.calc", "studytui.practice", "studytui.guide.yamlio")
+         "platformdirs", "studytui.calc", "studytui.practice", "studytui.core.yamlio")
 
 # command line -> the heavy modules it may load (with a warm guide cache). What is listed beyond
 # the guide's own needs is what the commands still parse or compute (the practice problems and

@@ -246,3 +246,12 @@ def _timed(call) -> float:
     start = time.process_time()
     call()
     return time.process_time() - start
+
+
+def test_every_code_file_the_cache_is_keyed_by_exists():
+    # A module moved away (yamlio.py went to studytui/core) left a stamp that never matched, so
+    # every command rebuilt the cache from YAML without a word.
+    from studytui.guide import cache
+
+    stamps = cache.code_stamps()
+    assert len(stamps) == len(cache.CODE_FILES) and all(stamp is not None for _, stamp in stamps), stamps

@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 CORE_MODULES = [
-    "studytui", "studytui.cli", "studytui.guide", "studytui.guide.search", "studytui.guide.check",
+    "studytui", "studytui.cli", "studytui.guide", "studytui.guide.search", "studytui.study.check",
     "studytui.core.handoff", "studytui.core.paths", "studytui.store", "studytui.study.flow", "studytui.study.session",
     "studytui.core.state", "studytui.calc",
     "studytui.calc.forms", "studytui.cli.commands.guide", "studytui.cli.commands.study", "studytui.cli.commands.calc",

@@ -323,7 +323,7 @@ class Catalog:
 
 def _load_yaml(path: Path) -> Any:
     """A hardware file, bounded in size and in YAML aliases; every problem one line naming it."""
-    from studytui.guide.yamlio import load_user_yaml
+    from studytui.core.yamlio import load_user_yaml
 
     return load_user_yaml(path, "a hardware file")
 

@@ -45,7 +45,7 @@ class L2Figures:
 @lru_cache(maxsize=8)
 def _read_attributes(path: str) -> tuple[dict[str, int], str, str, int | None]:
     from studytui.core import fileio
-    from studytui.guide.yamlio import safe_load
+    from studytui.core.yamlio import safe_load
 
     raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the device-attribute record"))
     attrs = raw.get("attributes") or raw.get("device_attributes") or {}

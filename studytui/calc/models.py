@@ -326,7 +326,7 @@ def _preset_from_file(path: Path) -> Preset:
     import yaml
 
     from studytui.core import fileio
-    from studytui.guide.yamlio import AliasError, error_line, safe_load
+    from studytui.core.yamlio import AliasError, error_line, safe_load
 
     text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a model preset")
     try:

@@ -120,7 +120,7 @@ def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
 @lru_cache(maxsize=4)
 def _load(path: str) -> Tables:
     from studytui.core import fileio
-    from studytui.guide.yamlio import safe_load
+    from studytui.core.yamlio import safe_load
 
     raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the compute-capability tables"))
     defaults = raw.get("defaults") or {}
@@ -531,7 +531,7 @@ def measured_device_file(accelerator: str, kind: str, data_dir: str | os.PathLik
 @lru_cache(maxsize=8)
 def _load_cluster_record(path: str) -> ClusterRecord:
     from studytui.core import fileio
-    from studytui.guide.yamlio import safe_load
+    from studytui.core.yamlio import safe_load
 
     raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the cluster-capacity record"))
     table: dict[tuple[int, int], int] = {}

@@ -34,7 +34,7 @@ def load_profile(path: str | Path) -> dict[str, Any]:
     import yaml
 
     from studytui.core import fileio
-    from studytui.guide.yamlio import AliasError, error_line, safe_load
+    from studytui.core.yamlio import AliasError, error_line, safe_load
 
     path = Path(path)
     try:
@@ -185,7 +185,7 @@ def _check_profile(path: Path) -> tuple[str, ...]:
     import yaml
 
     from studytui.core import fileio
-    from studytui.guide.yamlio import AliasError, error_line, safe_load
+    from studytui.core.yamlio import AliasError, error_line, safe_load
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # composing only, for line numbers
     try:

@@ -135,7 +135,7 @@ def _parse_meta(yaml_text: str) -> dict[str, Any] | None:
     import yaml
 
     try:
-        from studytui.guide.yamlio import safe_load  # bounded aliases: front matter is the learner's text
+        from studytui.core.yamlio import safe_load  # bounded aliases: front matter is the learner's text
 
         data = safe_load(yaml_text)
     except (yaml.YAMLError, ValueError, RecursionError):

@@ -47,7 +47,7 @@ MAX_BYTES = 32 * 1024 * 1024
 RACY_S = 2.0
 SUBDIR = "guide"
 # The modules whose code decides what a guide parsed from the YAML holds.
-CODE_FILES = ("loader.py", "model.py", "yamlio.py", "cache.py")
+CODE_FILES = ("guide/loader.py", "guide/model.py", "core/yamlio.py", "guide/cache.py")  # within the package
 
 Stamps = list[tuple[str, FullStamp | None]]
 
@@ -81,8 +81,8 @@ def cache_file(content_root: Path) -> Path:
 
 
 def code_stamps() -> Stamps:
-    here = os.path.dirname(os.path.abspath(__file__))
-    return [(os.path.join(here, name), content_stamp(os.path.join(here, name))) for name in CODE_FILES]
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return [(os.path.join(package, name), content_stamp(os.path.join(package, name))) for name in CODE_FILES]
 
 
 def unchanged(stamps: Stamps) -> bool:

@@ -34,7 +34,7 @@ from studytui.guide.model import (
 )
 
 if TYPE_CHECKING:
-    from studytui.guide.yamlio import YamlFile
+    from studytui.core.yamlio import YamlFile
 
 # Where a value is in a YAML file (yamlio.YamlPath, named here without importing PyYAML).
 YamlPath = tuple[object, ...]
@@ -145,7 +145,7 @@ class _Builder:
         self.stamps: list[tuple[str, FullStamp | None]] = []
 
     def read(self, path: Path) -> YamlFile | None:
-        from studytui.guide.yamlio import YamlFile
+        from studytui.core.yamlio import YamlFile
 
         # Stamped before it is read: a change made while it is read changes the stamp, so a guide
         # kept under this stamp is never taken for the file as it is afterwards.

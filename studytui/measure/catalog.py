@@ -99,7 +99,7 @@ def load_catalog(paths: list[Path]) -> list[VendorFigures]:
     import yaml
 
     from studytui.core import fileio
-    from studytui.guide.yamlio import safe_load
+    from studytui.core.yamlio import safe_load
 
     files: list[Path] = []
     for path in paths:

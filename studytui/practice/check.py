@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 from studytui.practice.model import Problem, TemplateError, render
 
 if TYPE_CHECKING:
+    from studytui.core.yamlio import YamlFile, YamlPath
     from studytui.guide.model import Guide
-    from studytui.guide.yamlio import YamlFile, YamlPath
 
 CHECK_SEEDS = tuple(range(12))
 

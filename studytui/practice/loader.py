@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from studytui.core.errors import ContentError
-from studytui.guide.yamlio import YamlFile, YamlPath
+from studytui.core.yamlio import YamlFile, YamlPath
 from studytui.practice.answers import UNITS
 from studytui.practice.model import (
     DEFAULT_MARGIN,

@@ -548,7 +548,7 @@ def _advice_file(content_dir: str | os.PathLike[str] | None) -> Path:
 
 
 def _read_advice(path: Path) -> tuple[AdviceBook, list[str], Any]:
-    from studytui.guide.yamlio import YamlFile
+    from studytui.core.yamlio import YamlFile
 
     yf = YamlFile(path, display=f"{path.parent.name}/{path.name}")  # ContentError: FILE:LINE
     book, problems = parse_advice(yf.data, yf.where)

@@ -165,10 +165,10 @@ def parse_config(data: Any, where: str = CONFIG_NAME) -> PlanConfig:
 
 def load_config(path: Path) -> PlanConfig:
     """`plan.yaml` at `path` (the data directory's), or the defaults when there is none. Read
-    within the YAML size limit, aliases bounded (`studytui.guide.yamlio.load_user_yaml`)."""
+    within the YAML size limit, aliases bounded (`studytui.core.yamlio.load_user_yaml`)."""
     if not path.exists() and not path.is_symlink():
         return PlanConfig()
-    from studytui.guide.yamlio import load_user_yaml
+    from studytui.core.yamlio import load_user_yaml
 
     return parse_config(load_user_yaml(path, "the plan configuration"), str(path))
 

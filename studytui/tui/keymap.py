@@ -137,6 +137,6 @@ def load_keymap(data_dir: Path, known_ids: Iterable[str], warnings: list[str] | 
         return {}  # (a FIFO, device or folder by that name is refused by the reader: one line naming it)
     # Only when the file exists: yaml costs time at startup. Bounded in size and in aliases (an
     # alias bomb is one line naming the file, like any file that is not YAML).
-    from studytui.guide.yamlio import load_user_yaml
+    from studytui.core.yamlio import load_user_yaml
 
     return parse_keymap(load_user_yaml(path, "keys.yaml"), known_ids, str(path), warnings)

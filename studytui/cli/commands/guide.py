@@ -535,7 +535,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     import sys
 
     from studytui.core.paths import content_dir
-    from studytui.guide.check import check_content
+    from studytui.study.check import check_content
 
     report = check_content(content_dir(args.content))
     if args.json:

@@ -20,7 +20,7 @@ from studytui.guide.model import ADMITTED_KINDS, Entry, Guide, TryIt
 
 if TYPE_CHECKING:
     from studytui.calc.forms import CalcSpec
-    from studytui.guide.yamlio import YamlFile
+    from studytui.core.yamlio import YamlFile
 
 
 @dataclass
