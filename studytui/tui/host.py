@@ -43,6 +43,10 @@ class PracticeStatus(Protocol):
 
     def status_text(self) -> str: ...
 
+    def problem_ids(self) -> frozenset[str]:
+        """The problems the content has (the plan leaves reviews of other problems out)."""
+        ...
+
 
 class StudyHost:
     """What a screen, widget or plug-in may ask of the app around it."""

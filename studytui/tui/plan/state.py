@@ -218,8 +218,5 @@ def plan_state(host: StudyHost) -> PlanState:
 def _problem_ids(host: StudyHost) -> frozenset[str] | None:
     """The problems the content has, when the practice plug-in has loaded them (reviews of other
     problems are not planned, as `studytui plan` leaves them out); None: every attempted one."""
-    practice: Any = getattr(host.practice_state, "practice", None)  # studytui.tui.practice.PracticeState.practice
-    problems: Any = getattr(practice, "problems", None) if practice is not None else None
-    if problems is None:
-        return None
-    return frozenset(str(p.id) for p in problems)
+    practice = host.practice_state
+    return practice.problem_ids() if practice is not None else None

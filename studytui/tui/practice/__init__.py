@@ -69,6 +69,10 @@ class PracticeState:
         later = [r.due for r in self.practice.reviews().values() if r.due > now and r.problem_id in known]
         self.next_due = min(later) if later else None
 
+    def problem_ids(self) -> frozenset[str]:
+        """The problems the content has (PracticeStatus: the plan plans reviews of these only)."""
+        return frozenset(p.id for p in self.practice.problems)
+
     def status_text(self) -> str:
         if not self.attempted:
             return ""
