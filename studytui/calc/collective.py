@@ -130,7 +130,7 @@ def _nvls_modelled(fabric: Fabric) -> bool:
 # NVIDIA/nccl-tests issue #212); on 8 B300 users report 695 GB/s by ring and 845 GB/s by NVLS
 # (NVIDIA/nccl issue #2140).
 NVLS_MEASURED = ("a bound: NVLS all-reduce measures ~480 GB/s busbw on 8 H100 (ring ~370; NVIDIA/nccl-tests#212), "
-                 "~845 GB/s on 8 B300 (NVIDIA/nccl#2140)")
+                 "~430 GB/s on 2 nodes of 8 H100 (NVIDIA/nccl#1221), ~845 GB/s on 8 B300 (NVIDIA/nccl#2140)")
 
 
 def bus_factor(op: str, n: int) -> tuple[float, str]:

@@ -541,6 +541,8 @@ def transformer(
             raise FieldError(field, exc.message.replace("GPUs exceed", "TP GPUs exceed").replace("--algorithm", "--all-reduce")) from None
         per_ar = hier.values["time_s"]
         result.values["tp_all_reduce_algorithm"] = hier.values["algorithm"]
+        for warning in hier.warnings:  # (NVLS: a bound far above what is measured)
+            result.warn(f"TP all-reduce ({hier.values['algorithm']}): {warning}")
         if hier.values["hierarchical"]:
             result.step(
                 f"TP all-reduce per call ({hier.values['algorithm']}), {tp} GPUs past the {fabric.domain}-GPU scale-up domain: inside "
@@ -571,10 +573,10 @@ def transformer(
         result.values.update(all_reduce_bytes=message, all_reduce_time_s=per_ar, all_reduces=n_ar, tp_comm_time_s=comm)
         if ep == 1:
             result.step(f"communication = 2 all-reduces x L layers x per call = 2 x {L} x {format_time(per_ar)} = {format_time(comm)}")
-            result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)}")
+            result.row("TP all-reduce per layer", f"2 x {format_size(message)} -> {format_time(2 * per_ar)} ({hier.values['algorithm']})")
             result.assume(
-                "TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP), at the one-way link rate "
-                "(Megatron)"
+                "TP: two all-reduces of tokens x d activations per layer (after attention and after the MLP; Megatron), each costed "
+                "by the collective calculator's algorithm for its size"
             )
         else:
             result.step(

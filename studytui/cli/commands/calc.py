@@ -33,19 +33,44 @@ _KIND_HINTS = {
     "model": "MODEL",
     "choice": "CHOICE",
 }
+_UNITS_LINE = ("units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal); FLOP rates 989TFLOP/s, "
+               "'989 TFLOPS'; times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.")
+_BLOCK_BITS = {"nvfp4": "4.5 bits", "mxfp8": "8.25", "mxfp6": "6.25", "mxfp4": "4.25", "mxint8": "8.25"}
+_JSON_LINE = ("--json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); "
+              "--explain prints every formula with the numbers substituted.")
+# The generic help of `calc` (all calculators): every precision and the measured-profile rule.
 _UNITS_HELP = (
-    "units: sizes 80GB (1e9), 80GiB (2^30), 64MiB; bandwidths 4.8TB/s, 900GB/s (decimal); FLOP rates 989TFLOP/s, '989 TFLOPS'; "
-    "times 5us, 1.5ms, 0.2s; counts 4096, 1e12, 128k.\n"
+    _UNITS_LINE + "\n"
     "precisions: fp64 fp32 tf32 bf16 fp16 fp8 fp6 fp4 int8 int4 (default bf16); block-scaled storage formats, their scales "
     "counted: nvfp4 (4.5 bits), mxfp8 (8.25), mxfp6 (6.25), mxfp4 (4.25), mxint8 (8.25).\n"
     "\n"
     "GPU figures are vendor peaks, not measurements, unless --profile gives measured ceilings ('measured': the "
     "profile 'studytui measure' saved; or a profile FILE); max() times are lower bounds unless MFU/MBU < 1, "
     "and the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.\n"
-    "\n"
-    "--json prints one object in SI units (seconds, bytes, FLOP, FLOP/s, B/s); "
-    "--explain prints every formula with the numbers substituted."
+    "\n" + _JSON_LINE
 )
+
+
+def _calc_epilog(calc_spec: Any) -> str:
+    """One calculator's help footer: the units, the precisions its own fields take, and the
+    measured-profile sentence only where it has --profile (a footer never names a flag it lacks)."""
+    names = {f.name for f in calc_spec.fields}
+    taken = [c for f in calc_spec.fields if "dtype" in f.name for c in (f.choices or ())]
+    lines = [_UNITS_LINE]
+    if taken:
+        plain = [c for c in dict.fromkeys(taken) if c not in _BLOCK_BITS]
+        scaled = [f"{c} ({_BLOCK_BITS[c]})" for c in dict.fromkeys(taken) if c in _BLOCK_BITS]
+        scaled_text = ("; block-scaled, their scales counted: " + ", ".join(scaled)) if scaled else ""
+        lines.append("precisions: " + " ".join(plain) + scaled_text + ".")
+    lines.append("")
+    if "profile" in names:
+        lines.append("GPU figures are vendor peaks, not measurements, unless --profile gives measured ceilings ('measured': the "
+                     "profile 'studytui measure' saved; or a profile FILE); max() times are lower bounds unless MFU/MBU < 1, and "
+                     "the sum() is the serial no-overlap estimate, not a bound. Flags the chosen inputs do not use are errors.")
+    else:
+        lines.append("Flags the chosen inputs do not use are errors.")
+    lines += ["", _JSON_LINE]
+    return "\n".join(lines)
 
 # A line of help text that starts a list item ("  roofline     what it does") or carries a label
 # ("units: ..."): its continuation lines hang under the text after the name or label.
@@ -168,7 +193,7 @@ def _fill_calc(calc: argparse.ArgumentParser, named: frozenset[str] | None) -> N
             calc_sub.add_parser(name, allow_abbrev=False)  # not on this command line: never parsed
             continue
         calc_spec = spec(name)
-        epilog = _UNITS_HELP
+        epilog = _calc_epilog(calc_spec)
         if any(f.kind == "model" for f in calc_spec.fields):
             presets = ", ".join(_preset_ids()) if presets is None else presets
             if presets:

@@ -20,7 +20,11 @@ def available_dtypes(acc: Accelerator | None, candidates: Sequence[str] = DTYPES
     of `candidates` (a field's own choices: the tile calculator's include the block-scaled kinds)."""
     if acc is None:
         return list(candidates)
-    return [d for d in candidates if any(key in acc.peak_flops for key in peak_keys(d))]
+    # Block-scaled kinds (mxfp8, mxfp6, mxfp4, nvfp4) are tcgen05 kinds: Blackwell only (wgmma has
+    # no scale-factor operands), though an fp8 peak would price mxfp8 on Hopper too.
+    blackwell = "blackwell" in str(acc.raw.get("arch") or "").lower()
+    return [d for d in candidates if any(key in acc.peak_flops for key in peak_keys(d))
+            and (blackwell or not d.startswith(("mx", "nv")))]
 
 
 def measured_for(acc: Accelerator, data_dir: str | os.PathLike[str] | None = None) -> dict[str, Any] | None:

@@ -241,6 +241,9 @@ class PracticeScreen(Screen[None]):
             how = miss_text(result, p.tolerance)
             hint = f"\nHint: {result.hint}" if result.hint else ""
             self._feedback(f"{how}{hint}\nCtrl+S shows the solution (this variant then no longer counts).", False)
+            # The answer stays on screen, selected: the next one typed replaces it (a learner
+            # retyping after a miss got "146584.4" graded).
+            self.query_one("#practice-answer", AnswerInput).select_all()
         self._after_attempt(p.id)
         # Once laid out (its new height known): the whole verdict and hint in view.
         feedback = self.query_one("#practice-feedback", Static)
