@@ -464,6 +464,14 @@ def test_today_lists_what_fits_in_guide_order_from_where_the_learner_is():
     assert d["entries"][0]["id"] == "e5" and d["next"] == "e5" and d["share_s"] == 5400
 
 
+def test_every_entry_in_progress_is_on_todays_list_even_past_the_share():
+    guide = make_guide(["book"] * 6)  # far more than a day each
+    states = {"e1": EntryProgress("e1", "learning"), "e4": EntryProgress("e4", "learning")}
+    plan = P.build_plan(guide, states, [], [], NOW, UTC, hours_per_week=7 * 0.5, start_index=0)
+    ids = [t.estimate.entry.id for t in plan.today.entries]
+    assert ids[:2] == ["e1", "e4"] and not any(t.fits for t in plan.today.entries[:2])
+
+
 def test_a_finished_guide_finishes_today():
     guide = make_guide(["paper"])
     plan = P.build_plan(guide, done_states(guide, {"e0"}), [], [], NOW, UTC)

@@ -702,8 +702,9 @@ def plan_today(
     now_due, later = reviews.due_now, reviews.later_today
     next_up = ordered[0] if ordered else None
     if pace is None or pace.seconds_per_day <= 0:
-        first = tuple(TodayEntry(e, False) for e in ordered[:1])
-        return Today(today, None, studied_s, now_due, reviews_s, None, first, next_up, later)
+        first = [TodayEntry(e, False) for e in ordered[:1]]
+        first += [TodayEntry(e, False) for e in ordered[1:] if e.state == "learning"]
+        return Today(today, None, studied_s, now_due, reviews_s, None, tuple(first), next_up, later)
     left = max(0.0, pace.seconds_per_day - studied_s - reviews_s)
     chosen: list[TodayEntry] = []
     budget = left
@@ -716,6 +717,10 @@ def plan_today(
             break
         else:
             break
+    # Every entry already in progress is on today's list, even past today's share: one left out
+    # would look dropped (round-3 review: a second entry marked learning disappeared from Today).
+    listed = {c.estimate.entry.id for c in chosen}
+    chosen += [TodayEntry(e, False) for e in ordered if e.state == "learning" and e.entry.id not in listed]
     return Today(today, pace.seconds_per_day, studied_s, now_due, reviews_s, left, tuple(chosen), next_up, later)
 
 
