@@ -88,11 +88,14 @@ def test_the_floor_is_ncus_per_cycle_peak_at_the_highest_clock(tmp_path):
     assert possible["fraction_of_peak_at_clock"] == pytest.approx(1.05e15 / (540_672 * 1.6e9), rel=1e-9)
 
 
-def test_a_kernel_clocked_above_the_device_attribute_gets_its_own_clock(tmp_path):
+def test_a_kernel_clocked_above_the_device_attribute_is_capped_at_it(tmp_path):
+    # Review 2, Q6: a measured clock above device__attribute_clock_rate never loosens the floor.
     work = 2.0 * 4096**3
     k = gemm(4096, 4096, 4096, work / 1.09e15, **{**PEAKS, "sm__cycles_elapsed.avg.per_second": 2.04e9})
-    (kern,) = to_json(analyze(load(write(tmp_path, raw_csv([k])))))["kernels"]
-    assert kern["physics_floor_s"] == pytest.approx(work / (540_672 * 2.04e9), rel=1e-9) and kern["physically_possible"] is True
+    data = to_json(analyze(load(write(tmp_path, raw_csv([k])))))
+    (kern,) = data["kernels"]
+    assert kern["physics_floor_s"] == pytest.approx(work / (540_672 * 1.98e9), rel=1e-9) and kern["physically_possible"] is False
+    assert any("2.04 GHz is above the device's maximum 1.98 GHz" in w for w in data["warnings"])
 
 
 def test_sparse_work_is_held_to_the_sparse_peak(tmp_path):

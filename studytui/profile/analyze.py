@@ -22,12 +22,16 @@ LIMITER_THRESHOLD is 60%, the figure Nsight Compute's own rule uses ("Achieved c
 and/or memory bandwidth below 60.0% of peak typically indicate latency issues", ncu 2025.3.1).
 
 The physics floor is the least time the kernel's work can take on the hardware it ran on: its
-FLOPs per precision and its DRAM bytes at the device's peak rates. An Nsight Compute export holds
-those rates per cycle (`*.sum.peak_sustained`): times the highest clock (the device's boost
-clock, or the kernel's own SM clock if higher) they are the floor. Without them the vendor peaks
-stand in, FLOP/s raised by VENDOR_CLOCK_MARGIN: a vendor quotes its FLOP/s at one clock, and
-Hopper's tensor peaks are at 1.83 GHz while the SM boosts to 1.98 GHz (+8%). Never a measured
-profile: short runs beat a sustained rate.
+FLOPs per precision and its DRAM bytes at the recording device's peak rates, whatever GPU --gpu
+picks to compare with (--gpu changes the ceilings, never the floor). An Nsight Compute export
+holds those rates per cycle (`*.sum.peak_sustained`): times the device's highest SM clock
+(`device__attribute_clock_rate`; a measured clock above it is capped there, with a warning, and
+without the attribute the kernel's own measured clock) they are the floor. Without them the
+vendor peaks of the GPU the file names stand in, FLOP/s raised by VENDOR_CLOCK_MARGIN: a vendor
+quotes its FLOP/s at one clock, and Hopper's tensor peaks are at 1.83 GHz while the SM boosts to
+1.98 GHz (+8%). A file that names no GPU and lacks a per-cycle peak has no floor for that work
+(said so, never judged against another GPU). Never a measured profile: short runs beat a
+sustained rate.
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ class KernelResult:
     floor_s: float | None = None  # the physics floor
     floor_parts: list[str] = field(default_factory=list)
     floor_basis: str = ""  # what the floor's rates are: ncu's per-cycle peaks, or vendor peaks
+    floor_missing: str = ""  # the work the floor could not count (no rate of the recording GPU), or why there is no floor
     physically_possible: bool | None = None
     impossible_reason: str = ""
     dram_bytes_estimate: float | None = None
@@ -270,9 +275,32 @@ def _why(text: str) -> str:
     return text.removeprefix("unknown: ")
 
 
-def _highest_clock(k: Kernel) -> float | None:
-    clocks = [c for c in (k.boost_clock_hz, k.sm_clock_hz) if c]
-    return max(clocks) if clocks else None
+BROKEN_CLOCK_RATIO = 1.5  # a measured SM clock this far above the device's maximum is a broken counter, not boost
+
+
+def floor_clock(k: Kernel) -> float | None:
+    """The SM clock the floor's per-cycle peaks are multiplied by: the device's highest clock
+    (`device__attribute_clock_rate`) where the export gives it, a measured clock above it capped
+    there; else the kernel's measured clock."""
+    return k.boost_clock_hz or k.sm_clock_hz or None
+
+
+def clock_used(k: Kernel) -> float | None:
+    """The measured SM clock, capped at the device's maximum where the export gives it."""
+    if k.sm_clock_hz and k.boost_clock_hz:
+        return min(k.sm_clock_hz, k.boost_clock_hz)
+    return k.sm_clock_hz
+
+
+def clock_warning(k: Kernel) -> str:
+    """A warning when the kernel's measured SM clock passes the device's maximum, or ""."""
+    if not (k.sm_clock_hz and k.boost_clock_hz and k.sm_clock_hz > k.boost_clock_hz * (1 + IMPOSSIBLE_TOLERANCE)):
+        return ""
+    measured, top = f"{k.sm_clock_hz / 1e9:.4g} GHz", f"{k.boost_clock_hz / 1e9:.4g} GHz"
+    if k.sm_clock_hz > BROKEN_CLOCK_RATIO * k.boost_clock_hz:
+        return (f"its measured SM clock {measured} is {k.sm_clock_hz / k.boost_clock_hz:.3g}x the device's maximum {top}: "
+                f"a broken counter, not a clock; the floor uses {top}")
+    return f"its measured SM clock {measured} is above the device's maximum {top} (a timing error): the floor uses {top}"
 
 
 def recorded_bandwidth(k: Kernel, recorded: Accelerator | None) -> tuple[float, str] | None:
@@ -288,7 +316,11 @@ def recorded_bandwidth(k: Kernel, recorded: Accelerator | None) -> tuple[float, 
     return None
 
 
-def analyze_kernel(k: Kernel, ceilings: GpuCeilings | None, short: str, recorded: Accelerator | None = None) -> KernelResult:
+def analyze_kernel(k: Kernel, ceilings: GpuCeilings | None, short: str, recorded: Accelerator | None = None,
+                   floor_gpu: GpuCeilings | None = None) -> KernelResult:
+    """One kernel against `ceilings` (the GPU chosen to compare with); its physics floor at the
+    rates of the GPU it was recorded on (`floor_gpu`: that GPU's vendor ceilings, None when the
+    file does not name it), never those of `ceilings`."""
     r = KernelResult(k, short, RANGE_SEPARATOR.join(k.range) if k.range else NO_RANGE, k.flops, k.dram_bytes)
     t = k.duration_s
     if k.flops is not None and k.dram_bytes is not None:
@@ -318,60 +350,75 @@ def analyze_kernel(k: Kernel, ceilings: GpuCeilings | None, short: str, recorded
             r.fraction_of_peak = _ratio(r.achieved_flops, r.peak.value)
             r.vendor_fraction_of_peak = _ratio(r.achieved_flops, r.peak.vendor)
             per_cycle = k.peak_per_cycle.get(cls) if cls is not None and ceilings.recorded else None
-            if per_cycle and k.sm_clock_hz:
-                r.peak_at_clock = per_cycle * k.sm_clock_hz
+            clock = clock_used(k)
+            if per_cycle and clock:
+                r.peak_at_clock = per_cycle * clock
                 r.fraction_at_clock = _ratio(r.achieved_flops, r.peak_at_clock)
         r.fraction_of_bw = _ratio(r.achieved_bw, ceilings.mem_bw)
         r.vendor_fraction_of_bw = _ratio(r.achieved_bw, ceilings.limit_mem_bw)
-        _floor(r, k, ceilings)
+    _floor(r, k, floor_gpu)
     _limiter(r, k, ceilings)
     return r
 
 
-def _floor(r: KernelResult, k: Kernel, ceilings: GpuCeilings) -> None:
+def _floor(r: KernelResult, k: Kernel, recorded: GpuCeilings | None) -> None:
     """The physics floor: no pipe does more work per second than its peak at the highest clock,
     and no kernel moves more DRAM bytes per second than the DRAM's peak. The file's own per-cycle
-    peaks where it has them (on the GPU it was recorded on), else the vendor peaks, FLOP/s raised
-    by VENDOR_CLOCK_MARGIN."""
+    peaks where it has them, else the vendor peaks of the GPU it was recorded on (`recorded`),
+    FLOP/s raised by VENDOR_CLOCK_MARGIN. Work with neither has no part in the floor, and
+    `floor_missing` says so."""
     t = k.duration_s
-    own = ceilings.recorded
-    clock = _highest_clock(k) if own else None
+    clock = floor_clock(k)
     parts: list[tuple[float, str]] = []
+    missing: list[str] = []
     bases: set[str] = set()
     for cls, work in k.flops_by_class.items():
         if work <= 0:
             continue
         sparse = cls in k.sparse_classes
-        per_cycle = (k.peak_per_cycle_sparse if sparse else k.peak_per_cycle).get(cls) if own else None
+        per_cycle = (k.peak_per_cycle_sparse if sparse else k.peak_per_cycle).get(cls)
         if per_cycle and clock:
             limit = per_cycle * clock
             parts.append((work / limit, f"{cls} {work:.4g} / ({per_cycle:,.0f} per cycle x {clock / 1e9:.4g} GHz)"))
             bases.add("cycle")
             continue
+        if recorded is None:
+            missing.append(cls)
+            continue
         limit_cls = cls
         if not k.flops_counted and cls == "fp32":
             limit_cls = "tensor_tf32"  # an fp32 matmul may run as TF32 on the tensor cores: the faster limit
-        peak = ceilings.peak(limit_cls) or (ceilings.peak(cls) if limit_cls != cls else None)
+        peak = recorded.peak(limit_cls) or (recorded.peak(cls) if limit_cls != cls else None)
         vendor = peak.limit if peak is not None else None
         if sparse and cls.startswith("tensor_"):
-            vendor = ceilings.sparse_limit(cls)
+            vendor = recorded.sparse_limit(cls)
         if vendor:
             limit = vendor * VENDOR_CLOCK_MARGIN
             parts.append((work / limit, f"{cls} {work:.4g} / {limit:.4g} FLOP/s"))
             bases.add("vendor FLOP/s")
-    bw = k.dram_peak_per_cycle * k.dram_clock_hz if own and k.dram_peak_per_cycle and k.dram_clock_hz else None
+        else:
+            missing.append(cls)
+    bw = k.dram_peak_per_cycle * k.dram_clock_hz if k.dram_peak_per_cycle and k.dram_clock_hz else None
     if k.dram_bytes is not None and bw:
         parts.append((k.dram_bytes / bw, f"DRAM {k.dram_bytes:.4g} B / ({k.dram_peak_per_cycle:,.0f} B per cycle x "
                                          f"{(k.dram_clock_hz or 0) / 1e9:.4g} GHz)"))
         bases.add("cycle")
-    elif k.dram_bytes is not None and ceilings.limit_mem_bw:
-        parts.append((k.dram_bytes / ceilings.limit_mem_bw, f"DRAM {k.dram_bytes:.4g} B / {ceilings.limit_mem_bw:.4g} B/s"))
+    elif k.dram_bytes is not None and recorded is not None and recorded.limit_mem_bw:
+        parts.append((k.dram_bytes / recorded.limit_mem_bw, f"DRAM {k.dram_bytes:.4g} B / {recorded.limit_mem_bw:.4g} B/s"))
         bases.add("vendor bandwidth")
+    elif k.dram_bytes is not None:
+        missing.append("DRAM")
+    if missing:
+        why = ("the file does not name the GPU it was recorded on and has no per-cycle peak for it" if recorded is None
+               else f"no peak of {recorded.label}, the GPU it was recorded on")
+        r.floor_missing = f"{', '.join(missing)} not counted ({why}; the floor never uses the GPU chosen to compare with)"
     if not parts or t is None:
+        if missing:
+            r.floor_missing = "unavailable: " + r.floor_missing
         return
     r.floor_s = max(p[0] for p in parts)
     r.floor_parts = [p[1] for p in parts]
-    r.floor_basis = _basis(bases)
+    r.floor_basis = _basis(bases, recorded)
     r.physically_possible = t >= r.floor_s * (1 - IMPOSSIBLE_TOLERANCE)
     if not r.physically_possible:
         worst = max(parts)[1].split(" ", 1)[0]
@@ -381,7 +428,7 @@ def _floor(r: KernelResult, k: Kernel, ceilings: GpuCeilings) -> None:
         )
 
 
-def _basis(bases: set[str]) -> str:
+def _basis(bases: set[str], recorded: GpuCeilings | None = None) -> str:
     """What the floor's rates are, in words."""
     words = []
     if "cycle" in bases:
@@ -390,7 +437,8 @@ def _basis(bases: set[str]) -> str:
     if vendor:
         flops = (f"FLOP/s +{VENDOR_CLOCK_MARGIN - 1:.0%}: a vendor quotes FLOP/s at one clock, which can be below the "
                  "highest boost clock") if "vendor FLOP/s" in vendor else ""
-        words.append("vendor peaks" + (f" ({flops})" if flops else ""))
+        of = f" of {recorded.accelerator.id}, the GPU it was recorded on" if recorded is not None and recorded.accelerator else ""
+        words.append("vendor peaks" + (f" ({flops})" if flops else "") + of)
     return " and ".join(words)
 
 
@@ -438,8 +486,19 @@ def _sol_bound(sol: dict[str, float]) -> tuple[str, str] | None:
     return None
 
 
-def _missing_counters(k: Kernel) -> str:
+def _missing_counters(k: Kernel, r: KernelResult | None = None, ceilings: GpuCeilings | None = None) -> str:
     """What the export lacks for a roofline, and how its bytes were had when it has them."""
+    if k.dram_bytes is not None and k.flops is not None:  # the counters are there: something else is missing
+        if not k.duration_s:
+            return (f"the duration is zero ({k.duration_source} = 0), so the kernel has no rate to place on the roofline; "
+                    "its byte and FLOP counters are there")
+        if ceilings is None:
+            return "no GPU chosen (--gpu) to place it on the roofline"
+        if r is not None and r.peak is None and r.peak_class:
+            return f"no vendor peak for {r.peak_class} of {ceilings.label} in the catalog"
+        if not k.flops:
+            return "it did no floating-point work the counters see (zero FLOPs), so it has no place on the roofline"
+        return "its figures place it nowhere on the roofline"
     if k.dram_bytes is not None and k.flops is None:
         derived = " (its DRAM bytes are derived: Memory Throughput x Duration)" if "Memory Throughput" in k.bytes_source else ""
         return f"the export has no FLOP counters for a roofline{derived}"
@@ -493,10 +552,11 @@ def _limiter(r: KernelResult, k: Kernel, ceilings: GpuCeilings | None = None) ->
         by_sol = _sol_bound(sol)
         if by_sol is not None:
             r.bound = by_sol[0]
-            r.bound_reason = f"from ncu's {sol_text}: {by_sol[1]}; {_missing_counters(k)}"
+            r.bound_reason = f"from ncu's {sol_text}: {by_sol[1]}; {_missing_counters(k, r, ceilings)}"
         else:
             r.bound = "latency"
-            r.bound_reason = f"from ncu's {sol_text}, all below {LIMITER_THRESHOLD:.0%}: latency or occupancy; {_missing_counters(k)}"
+            r.bound_reason = (f"from ncu's {sol_text}, all below {LIMITER_THRESHOLD:.0%}: latency or occupancy; "
+                              f"{_missing_counters(k, r, ceilings)}")
         return
     # A trace: FLOPs from shapes, no bytes.
     if r.vendor_fraction_of_peak is not None and r.peak is not None:
@@ -556,7 +616,11 @@ def analyze(capture: Capture, gpu: str | None = None, profile: str = "vendor",
 
     ceilings, gpu_note = ceilings_for(capture, gpu, profile, data_dir)
     recorded, _how = _detect(capture, data_dir)
-    results = [analyze_kernel(k, ceilings, short_name(k.name), recorded) for k in capture.kernels]
+    floor_gpu: GpuCeilings | None = None  # the recording GPU's vendor rates: the floor's, whatever --gpu is
+    if recorded is not None:
+        same = ceilings is not None and ceilings.accelerator is not None and ceilings.accelerator.id == recorded.id
+        floor_gpu = ceilings if same else GpuCeilings(recorded.id, "vendor", data_dir)
+    results = [analyze_kernel(k, ceilings, short_name(k.name), recorded, floor_gpu) for k in capture.kernels]
     ranges: dict[tuple[str, ...], RangeResult] = {}
     total = RangeResult("total", 0)
     for r in results:
@@ -591,6 +655,16 @@ def analyze(capture: Capture, gpu: str | None = None, profile: str = "vendor",
     if capture.other_gpu_events:
         report.notes.append(f"{capture.other_gpu_events:,} memcpy/memset events ({capture.other_gpu_time_s * 1e6:,.1f} us of GPU time) "
                             "are not kernels and are not in the table")
+    clocks = [(k, w) for k in capture.kernels if (w := clock_warning(k))]
+    for k, w in clocks[:20]:
+        report.warnings.append(f"kernel #{k.index}: {w}")
+    if len(clocks) > 20:
+        report.warnings.append(f"... and {len(clocks) - 20} more kernels with a measured SM clock above the device's maximum")
+    no_floor = [r for r in results if r.floor_missing]
+    if no_floor:
+        report.warnings.append(
+            f"{len(no_floor):,} kernel(s) without a full physics floor: {no_floor[0].floor_missing}"
+            + ("" if recorded is not None else "; the file does not name its GPU, so a faster-than-possible kernel may go unflagged"))
     impossible = [r for r in results if r.physically_possible is False]
     for r in impossible[:20]:
         report.warnings.append(f"kernel #{r.kernel.index} {r.short_name}: {r.impossible_reason}")

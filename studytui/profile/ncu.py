@@ -336,7 +336,7 @@ def _read_details(text: TextIO, header: list[str], header_line: int, columns: _C
         elif rule_name is not None and row[rule_name] and len(current.rules) < 20:
             current.rules.append({
                 "rule": row[rule_name], "type": row[rule_type] if rule_type is not None else "",
-                "text": (row[rule_text] if rule_text is not None else "")[:600],
+                "text": row[rule_text] if rule_text is not None else "",  # whole: the terminal wraps it, --json keeps it
             })
     finish()
     return kernels, []
@@ -380,6 +380,29 @@ def _per_cycle(metrics: dict[str, tuple[str, str]], metric: str, name: str, line
         return None
     kind = units.COUNT if entry[0].strip() == "" else units.PER_CYCLE
     return _value(metrics, metric, kind, name, line)
+
+
+# Sections of a details page that only Nsight Compute's full set collects (not the default set, nor
+# --set detailed); a full-set report also collects the roofline's FLOP counters, on its raw page.
+FULL_SET_SECTIONS = ("Instruction Statistics", "Warp State Statistics", "Scheduler Statistics")
+DEFAULT_SET_SECTIONS = {"GPU Speed Of Light Throughput", "Launch Statistics", "Occupancy", "GPU and Memory Workload Distribution"}
+RAW_PAGE = "ncu -i report.ncu-rep --csv --page raw"
+
+
+def _no_flops(display: dict[tuple[str, str], tuple[str, str]]) -> str:
+    """Why an export without FLOP counters has none, and where they are when the report has them."""
+    if not display:
+        return "unknown: no FLOP counters in this export (Nsight Compute's default set has none)"
+    sections = {s for s, _m in display}
+    full = [s for s in FULL_SET_SECTIONS if s in sections]
+    if full:
+        return ("unknown: the details page prints no FLOP counters, but this is a --set full report (it has the "
+                f"{full[0]} section) and the raw page of the same report has them: {RAW_PAGE}")
+    if sections - DEFAULT_SET_SECTIONS:
+        return ("unknown: the details page prints no FLOP counters; the raw page of the same report has them if it was "
+                f"profiled with the roofline sections (--set full, or --section SpeedOfLight_RooflineChart): {RAW_PAGE}")
+    return ("unknown: the details page prints no FLOP counters, and Nsight Compute's default set collects none: "
+            "profile with --set full and export the raw page")
 
 
 def _fill(kernel: Kernel, raw: dict[str, tuple[str, str]], display: dict[tuple[str, str], tuple[str, str]], name: str, line: int) -> None:
@@ -468,7 +491,7 @@ def _fill(kernel: Kernel, raw: dict[str, tuple[str, str]], display: dict[tuple[s
                 "so tensor-core work would be missed"
             )
         else:
-            kernel.flops_source = "unknown: no FLOP counters in this export (Nsight Compute's default set has none)"
+            kernel.flops_source = _no_flops(display)
         return
     kernel.flops_by_class.update(tensor)
     kernel.gemm_flops = sum(tensor.values())  # matrix-multiply work: everything the tensor pipe did
@@ -624,7 +647,10 @@ def _summarise(capture: Capture) -> None:
     capture.processes = list(processes)
     capture.devices = list(devices)
     if capture.format == "ncu-details" and not has_flops:
+        why = next((k.flops_source for k in kernels if k.flops_source.startswith("unknown: the details page")), "")
+        where = why.removeprefix("unknown: the details page prints no FLOP counters").lstrip(";, ")
+        where = where.removeprefix("but ").removeprefix("and ")
         capture.notes.append(
-            "the details page prints no FLOP counts (only speed-of-light percentages): FLOPs are unknown unless "
-            "ncu ran with --metrics for them; the raw page (--page raw) has the counters"
+            "the details page prints no FLOP counts (only speed-of-light percentages): FLOPs are unknown"
+            + (f"; {where}" if where else "")
         )

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from studytui.core.filestate import PerFileState
-from studytui.profile.analyze import LIMITER_THRESHOLD, RANGE_SEPARATOR, KernelResult, RangeResult, Report
+from studytui.profile.analyze import (
+    LIMITER_THRESHOLD,
+    RANGE_SEPARATOR,
+    KernelResult,
+    RangeResult,
+    Report,
+    clock_used,
+    clock_warning,
+)
 from studytui.profile.model import Kernel
 
 if TYPE_CHECKING:
@@ -101,6 +109,7 @@ def kernel_json(r: KernelResult) -> dict[str, Any]:
         "physics_floor_s": _num(r.floor_s),
         "physics_floor_basis": r.floor_basis or None,
         "physics_floor_parts": list(r.floor_parts),
+        "physics_floor_missing": r.floor_missing or None,
         "physically_possible": r.physically_possible,
         "physically_impossible_reason": r.impossible_reason or None,
         "speed_of_light_pct": dict(k.sol),
@@ -366,10 +375,12 @@ def kernel_rows(report: Report, index: int) -> list[tuple[str, str]]:
                                                    f"{si_text(r.peak.vendor, 'FLOP/s')} (the roof the limiter is decided against)"))
         else:
             rows.append(("of the peak", f"{r.fraction_of_peak:.1%} of {r.peak.key} {si_text(r.peak.value, 'FLOP/s')} ({r.peak.label})"))
-    if r.fraction_at_clock is not None and r.peak_at_clock is not None and k.sm_clock_hz:
+    used_clock = clock_used(k)
+    if r.fraction_at_clock is not None and r.peak_at_clock is not None and used_clock:
         per_cycle = k.peak_per_cycle.get(r.peak_class or "", 0.0)
+        capped = " (its measured clock capped at the device's maximum)" if used_clock != k.sm_clock_hz else ""
         rows.append(("at its clock", f"{r.fraction_at_clock:.1%} of {si_text(r.peak_at_clock, 'FLOP/s')} (ncu's per-cycle peak "
-                                     f"{per_cycle:,.0f} x the {k.sm_clock_hz / 1e9:.3g} GHz SM clock it ran at)"))
+                                     f"{per_cycle:,.0f} x the {used_clock / 1e9:.3g} GHz SM clock it ran at{capped})"))
     ce = report.ceilings
     if r.fraction_of_bw is not None and ce is not None:
         past = ("; above it, which is possible: a measured ceiling is what a benchmark sustained, not a bound"
@@ -381,12 +392,17 @@ def kernel_rows(report: Report, index: int) -> list[tuple[str, str]]:
     if k.sol:
         rows.append(("speed of light", ", ".join(f"{key} {v:.1f}%" for key, v in k.sol.items())))
     if k.sm_clock_hz:
-        rows.append(("SM clock", f"{k.sm_clock_hz / 1e9:.3g} GHz" + (f" of {k.boost_clock_hz / 1e9:.3g} GHz" if k.boost_clock_hz else "")))
+        warning = clock_warning(k)
+        rows.append(("SM clock", f"{k.sm_clock_hz / 1e9:.3g} GHz" + (f" of {k.boost_clock_hz / 1e9:.3g} GHz" if k.boost_clock_hz else "")
+                     + (f" (warning: {warning.removeprefix('its ')})" if warning else "")))
     reason = r.bound_reason
     rows.append(("bound", f"{r.bound}: {reason.removeprefix(r.bound + ': ')}"))
     if r.floor_s is not None:
         verdict = "possible" if r.physically_possible else "PHYSICALLY IMPOSSIBLE"
-        rows.append(("physics floor", f"{time_text(r.floor_s)} at {r.floor_basis} ({'; '.join(r.floor_parts)}): {verdict}"))
+        missing = f"; {r.floor_missing}" if r.floor_missing else ""
+        rows.append(("physics floor", f"{time_text(r.floor_s)} at {r.floor_basis} ({'; '.join(r.floor_parts)}{missing}): {verdict}"))
+    elif r.floor_missing:
+        rows.append(("physics floor", r.floor_missing))
     for note in k.notes:
         rows.append(("note", note))
     for rule in k.rules[:6]:

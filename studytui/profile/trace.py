@@ -235,11 +235,15 @@ def _number(value: Any) -> float | None:
 
 def _implausible(ts: float, dur: float) -> str:
     """Why an event's times are not times a profiler writes, or ""."""
+    if math.isnan(dur):
+        return "dur is not a number (NaN)"
     if not math.isfinite(dur):
         return "dur is a number too large for any duration"
     if dur > MAX_DURATION_US:
         return f"dur {dur:.4g} us is longer than a day"
     if not math.isfinite(ts) or abs(ts) > MAX_TIMESTAMP_US:
+        if math.isnan(ts):
+            return "ts is not a number (NaN)"
         return "ts is a number too large for a time" if not math.isfinite(ts) else f"ts {ts:.4g} us is not a time a profiler writes"
     return ""
 

@@ -33,10 +33,13 @@ def register(subparsers: argparse._SubParsersAction, named: frozenset[str] | Non
         description=DESCRIPTION,
     )
     parser.add_argument("file", metavar="FILE", help="ncu CSV export (raw or details page) or profiler trace (.json, .json.gz)")
-    parser.add_argument("--gpu", metavar="ID", help="the GPU whose ceilings to use (see 'studytui gpus'); default: the one the file names")
+    parser.add_argument("--gpu", metavar="ID",
+                        help="the GPU whose ceilings to compare with (see 'studytui gpus'); default: the one the file names")
     parser.add_argument("--profile", metavar="vendor|measured|FILE", default="vendor",
-                        help="ceilings: vendor peaks (default), a measured profile of the GPU, or a profile file; "
-                             "the physics floor always uses vendor peaks")
+                        help="ceilings: vendor peaks (default), a measured profile of the GPU, or a profile file. "
+                             "The physics floor never follows --gpu or --profile: it is the recording GPU's own rates, "
+                             "ncu's per-cycle peaks x the device's highest SM clock where the export has them, else the "
+                             "vendor peaks of the GPU the file names (FLOP/s +10%%)")
     parser.add_argument("--top", metavar="N", type=_count, default=15, help="kernels to list, longest first (default 15; 0: all)")
     parser.add_argument("--kernel", metavar="N", type=_count, help="everything about kernel number N (as --json and the table number them)")
     parser.add_argument("--json", action="store_true", help="print the whole analysis as JSON (SI units; null where unknown)")
@@ -148,8 +151,8 @@ def _print_report(report: Any, top: int) -> None:
         _kernel_table(con, title, shown)
     else:
         _kernel_lines(con, title, shown)
-    print_wrapped("? = not in the file (--json says why); ! = faster than the physics floor (the hardware's peak rates at "
-                  "its highest clock): physically impossible"
+    print_wrapped("? = not in the file (--json says why); ! = faster than the physics floor (the peak rates of the GPU it "
+                  "was recorded on, at its highest clock): physically impossible"
                   + ("; ≤ = at most: a trace's FLOPs over the least bytes of the op's shapes"
                      if any(r.intensity is None and r.model_intensity is not None for r in shown) else ""), style="dim")
     print_wrapped("Why, for the longest kernels (studytui profile FILE --kernel N for everything about one):")

@@ -1,6 +1,6 @@
-"""The profile's roofline: log-log, the GPU's roofs (vendor solid, measured dashed), each ridge
-point marked, and the kernels as points, coloured by limiter, their size standing for their
-share of the time.
+"""The profile's roofline: log-log, the GPU's roofs (vendor solid; measured dashed and labelled
+where a measured roof has a row of its own, else left to the header), each ridge point marked,
+and the kernels as points, coloured by limiter, their size standing for their share of the time.
 
 Drawn with textual-plotext like the calculators' plot (studytui.tui.calc.plot): the axes are
 linear over log10 values, with ticks labelled by the real decades (plotext's own log scale
@@ -11,7 +11,7 @@ the picture is rebuilt only when what it shows, its size or the theme changes.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from textual.color import Color
 from textual.content import Content
@@ -86,6 +86,8 @@ class ProfilePlot(PlotextPlot):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.measured_shown: int | None = None  # measured roofs drawn in the last picture (None: not drawn yet)
+        self.on_drawn: Callable[[], None] | None = None  # called when measured_shown changes (the legend follows)
         self.roofs: tuple[RoofLine, ...] = ()
         self.dots: tuple[Dot, ...] = ()
         self.selected: Dot | None = None
@@ -101,6 +103,7 @@ class ProfilePlot(PlotextPlot):
         # PlotextPlot's theme subscription holds this widget until the theme next changes: drop it
         # (as the calculators' plot does), or every closed profile screen stays in memory.
         self.app.theme_changed_signal.unsubscribe(self)
+        self.on_drawn = None
 
     def show(self, roofs: Sequence[RoofLine], dots: Sequence[Dot], selected: Dot | None = None, no_color: bool = False,
              labels: bool = True) -> None:
@@ -150,6 +153,14 @@ class ProfilePlot(PlotextPlot):
         y_hi = math.log10(max(ys) * 1.6)
         self._y = (y_lo, y_hi)
         self._flat = self._flat_rows()
+        # A measured roof is drawn only where it has a row of its own: on a vendor roof's row it
+        # would lie under it, its ridge an unlabelled second diamond (the header lists it).
+        roofs = self._visible(roofs)
+        shown = sum(1 for r in roofs if r.measured)
+        if shown != self.measured_shown:
+            self.measured_shown = shown
+            if self.on_drawn is not None:
+                self.call_later(self.on_drawn)
         # Measured roofs first: the vendor roofs (the bounds) are drawn whole over them.
         for roof in sorted(roofs, key=lambda r: not r.measured):
             self._roof(roof, lo, hi)
@@ -174,6 +185,19 @@ class ProfilePlot(PlotextPlot):
         plt.xlim(x_lo, x_hi)
         plt.ylim(y_lo, y_hi)
 
+    def _visible(self, roofs: Sequence[RoofLine]) -> tuple[RoofLine, ...]:
+        """The vendor roofs, and the measured roofs whose flat part is on a row no vendor roof's is
+        (the higher of two measured roofs on one row)."""
+        rows = self._canvas_rows()
+        taken = {self._row(self._flat[r], rows) for r in roofs if not r.measured}
+        out = [r for r in roofs if not r.measured]
+        for roof in sorted((r for r in roofs if r.measured), key=lambda r: -r.peak):
+            row = self._row(self._flat[roof], rows)
+            if row not in taken:
+                taken.add(row)
+                out.append(roof)
+        return tuple(out)
+
     def _canvas_rows(self) -> int:
         """The plot area's height in rows (the widget less the frame, the x ticks and the label)."""
         return max(4, self.size.height - (4 if self.labels else 3))
@@ -196,16 +220,18 @@ class ProfilePlot(PlotextPlot):
         rows = self._canvas_rows()
         per_col = (x_hi - x_lo) / cols
         groups: dict[int, list[RoofLine]] = {}
-        for roof in sorted((r for r in self.roofs if not r.measured), key=lambda r: -r.peak):
+        for roof in sorted(self._visible(self.roofs), key=lambda r: -r.peak):
             groups.setdefault(self._row(math.log10(roof.peak), rows), []).append(roof)
         for group in groups.values():
             x = math.log10(min(r.ridge for r in group)) - 2 * per_col
             y = math.log10(group[0].peak)
             if x_lo < x and y_lo <= y <= y_hi:
-                text = ", ".join(f"{r.label} {tick(r.peak)}" for r in group)
+                measured = group[0].measured  # a measured roof has a row of its own (`_visible`)
+                text = ("measured " if measured else "") + ", ".join(f"{r.label} {tick(r.peak)}" for r in group)
                 # On the plot's own background (plotext would take the canvas colour it has before
                 # the theme is applied, white, on the first frame).
-                self.plt.text(text, x, y, color=VENDOR_COLOUR, alignment="right", background=self._canvas())
+                self.plt.text(text, x, y, color=MEASURED_COLOUR if measured else VENDOR_COLOUR, alignment="right",
+                              background=self._canvas())
 
     def _canvas(self) -> tuple[int, int, int] | None:
         """The colour textual-plotext paints the plot's background with: the theme's surface."""

@@ -36,6 +36,7 @@ from textual.widgets import DataTable, Static
 
 from studytui.core.errors import StudyError
 from studytui.core.text import one_line
+from studytui.profile.report import bound_cell
 from studytui.tui.format import STATE_GLYPHS, visible_controls
 from studytui.tui.host import data_dir_of, host_of, store_of
 from studytui.tui.profile import LAST_FILE_KEY, view
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 
 WIDE_FROM = 110  # columns: plot and detail side by side from here
 DETAIL_WIDTH = 54
+BOUND_PAD = 2  # spaces before the limiter in the kernel table
 CALCULATORS = "calculators"  # the calculators plug-in's screen id (studytui.tui.calc)
 READ_KEYS = 4  # 1..4 read the suggested entries
 PLOT_DELAY_S = 0.06  # the plot follows the cursor once it rests this long (plotext redraws every point)
@@ -202,6 +204,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         self.sort = memory.sort if memory.sort in view.SORT_IDS else "time"
         self.selected = memory.selected
         self.set_class(self.narrow, "-narrow")
+        self.query_one(ProfilePlot).on_drawn = self._plot_drawn
         self.query_one("#profile-top").display = False
         self.query_one("#profile-table").display = False
         self._draw_keys()
@@ -353,8 +356,10 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         last = max((r.kernel.index for r in self.rows), default=0)
         # Numbers are right-justified in a column one wider than they are: that space separates
         # the columns (the table has no cell padding, so 80 columns leave room for the name).
+        # The bound column: two spaces and the longest limiter, its "!" (physically impossible) never clipped.
+        bound_w = max([9] + [BOUND_PAD + len(bound_cell(r)) for r in self.rows])
         fixed = [("index", "#", max(2, len(str(last))) + 1), ("time", "time", 9), ("share", "%", 5), ("intensity", "FLOP/B", 8),
-                 ("flops", "TFLOP/s", 8), ("bw", "GB/s", 7), ("bound", "bound", 9)]
+                 ("flops", "TFLOP/s", 8), ("bw", "GB/s", 7), ("bound", "bound", bound_w)]
         width = max(60, self.app.size.width - 1)  # the scroll bar
         room = width - sum(w for _i, _h, w in fixed)
         if narrow:
@@ -373,7 +378,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
         table.clear(columns=True)
         columns = self._columns()
         for cid, heading, width in columns:
-            heading = "  " + heading if cid == "bound" else heading
+            heading = " " * BOUND_PAD + heading if cid == "bound" else heading
             table.add_column(Text(heading, justify="left" if cid in ("kernel", "range", "bound") else "right"), width=width, key=cid)
         shown = self._shown_time
         name_width = next(w for cid, _h, w in columns if cid == "kernel") - 2
@@ -390,7 +395,7 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
                 elif cid == "range":
                     row.append(Text(value, no_wrap=True, overflow="ellipsis"))
                 elif cid == "bound":
-                    row.append(Text("  " + value, style=BOUND_RICH.get(r.bound, "")))
+                    row.append(Text(" " * BOUND_PAD + value, style=BOUND_RICH.get(r.bound, ""), no_wrap=True))
                 else:
                     row.append(Text(value, justify="right"))
             rows.append(row)
@@ -437,12 +442,22 @@ class ProfileScreen(RefusesStudyKeys, Screen[None]):
             parts.append(Content("size: share of time" if not narrow else "size: time"))
             parts.append(Content.assemble(("◉", "bold"), " selected"))
             if any(r.measured for r in data.roofs):
-                parts.append(Content.assemble(("┄", "green"), " measured" if narrow else " measured: sustained, not a bound"))
+                shown = self.query_one(ProfilePlot).measured_shown
+                if shown == 0:  # every measured roof shares a row with a vendor roof: the header lists them
+                    parts.append(Content("measured: not drawn" if narrow else "measured roofs: within a row of the vendor ones, not drawn"))
+                else:
+                    parts.append(Content.assemble(("┄", "green"), " measured" if narrow else " measured: sustained, not a bound"))
         notes = view.plot_notes(data, self.report, narrow) if self.report is not None else []
         if len(self.kernels) > len(self.rows):
             order = dict((sid, label) for sid, label, _c in view.SORTS)[self.sort]
             notes.append(f"table: the first {len(self.rows):,} of {len(self.kernels):,} by {order}")
         return Content("  ").join(parts + [Content(n) for n in notes])
+
+    def _plot_drawn(self) -> None:
+        """The plot drew another number of measured roofs: the legend follows."""
+        data = self._plot_data
+        if data is not None and self.report is not None and self.is_attached:
+            self.query_one("#profile-plot-note", Static).update(self._legend(data))
 
     def _schedule_plot(self) -> None:
         if self._plot_timer is not None:
