@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from studytui.practice.check import check_problems
 from studytui.practice.grading import expected, grade
 from studytui.practice.handcalc import evaluate
 from studytui.practice.loader import load_problems, parse_problems
+from tests.practice_support import GOOD_PROBLEM, content_with_problem
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 SEEDS = (0, 1, 2, 3, 7, 42)
@@ -156,35 +156,11 @@ def test_choice_answers_by_label_or_number(problems):
         grade(v, "sideways")
 
 
-def _content_copy(tmp_path: Path, problem_yaml: str) -> Path:
-    root = tmp_path / "content"
-    shutil.copytree(CONTENT, root, ignore=shutil.ignore_patterns("problems"))
-    (root / "problems").mkdir()
-    (root / "problems" / "00-test.yaml").write_text(problem_yaml, encoding="utf-8")
-    return root
-
-
-GOOD = """\
-section: start-here
-problems:
-  - id: t-ridge
-    title: Ridge
-    entries: [roofline-paper]
-    params:
-      gpu: [h100, h200]
-    question: Ridge point of the {gpu}?
-    calc: {name: roofline, args: {gpu: '{gpu}', intensity: 1}, answer: ridge_point}
-    unit: FLOP/B
-    notice: Peaks over bandwidth.
-    skill: ridge-point
-    given:
-      - {gpu: '{gpu}', figures: [peak_bf16, hbm_bw]}
-    by_hand: 'peak_bf16 / hbm_bw'
-"""
+GOOD = GOOD_PROBLEM
 
 
 def test_check_accepts_a_good_problem(tmp_path):
-    root = _content_copy(tmp_path, GOOD)
+    root = content_with_problem(tmp_path, GOOD)
     assert check_problems(root, load_guide(root)) == []
 
 
@@ -201,7 +177,7 @@ def test_check_accepts_a_good_problem(tmp_path):
     ],
 )
 def test_check_rejects_broken_problems_with_file_and_line(tmp_path, change, message, line):
-    root = _content_copy(tmp_path, GOOD.replace(*change))
+    root = content_with_problem(tmp_path, GOOD.replace(*change))
     found = check_problems(root, load_guide(root))
     assert len(found) == 1 and message in found[0], found
     assert found[0].startswith(f"content/problems/00-test.yaml:{line}:"), found
@@ -210,7 +186,7 @@ def test_check_rejects_broken_problems_with_file_and_line(tmp_path, change, mess
 def test_check_rejects_a_non_finite_answer(tmp_path):
     text = GOOD.replace("calc: {name: roofline, args: {gpu: '{gpu}', intensity: 1}, answer: ridge_point}",
                         "calc: {name: specdec, args: {alpha: 0.8}, answer: time_s}")
-    found = check_problems(_content_copy(tmp_path, text), None)
+    found = check_problems(content_with_problem(tmp_path, text), None)
     assert len(found) == 1 and "not a finite number" in found[0]
 
 
@@ -224,7 +200,7 @@ def test_check_rejects_a_non_finite_answer(tmp_path):
     ],
 )
 def test_loader_reports_structure_with_file_and_line(tmp_path, change, message):
-    root = _content_copy(tmp_path, GOOD.replace(*change))
+    root = content_with_problem(tmp_path, GOOD.replace(*change))
     parsed = parse_problems(root)
     assert parsed.errors and message in parsed.errors[0] and parsed.errors[0].startswith("content/problems/00-test.yaml:")
     with pytest.raises(ContentError):
@@ -233,12 +209,12 @@ def test_loader_reports_structure_with_file_and_line(tmp_path, change, message):
 
 def test_duplicate_ids_are_rejected(tmp_path):
     text = GOOD + GOOD.split("problems:\n", 1)[1]
-    parsed = parse_problems(_content_copy(tmp_path, text))
+    parsed = parse_problems(content_with_problem(tmp_path, text))
     assert any("already used at content/problems/00-test.yaml:3" in e for e in parsed.errors)
 
 
 def test_control_characters_in_problem_text_are_rejected(tmp_path):
-    root = _content_copy(tmp_path, GOOD.replace("Ridge point of the {gpu}?", '"Ridge \\x1b[31mpoint of the {gpu}?"'))
+    root = content_with_problem(tmp_path, GOOD.replace("Ridge point of the {gpu}?", '"Ridge \\x1b[31mpoint of the {gpu}?"'))
     parsed = parse_problems(root)
     assert parsed.errors and "control character" in parsed.errors[0] and parsed.errors[0].startswith("content/problems/00-test.yaml:8:")
 
@@ -265,7 +241,7 @@ def test_a_shown_value_reads_back_as_itself(unit, value):
 def test_studytui_check_reports_a_broken_problem(tmp_path, capsys):
     from studytui.cli import main
 
-    root = _content_copy(tmp_path, GOOD.replace("gpu: [h100, h200]", "gpu: [h100, nosuchgpu]"))
+    root = content_with_problem(tmp_path, GOOD.replace("gpu: [h100, h200]", "gpu: [h100, nosuchgpu]"))
     code = main(["--content", str(root), "check"])
     out = capsys.readouterr().out
     assert code == 1 and "content/problems/00-test.yaml:9:" in out and "refused it" in out

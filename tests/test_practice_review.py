@@ -28,6 +28,7 @@ from studytui.practice.given import facts
 from studytui.practice.grading import Expected, Grade, expected, grade, miss_text, solution, variant_slips, within
 from studytui.practice.loader import load_problems
 from studytui.practice.model import Variant
+from tests.practice_support import GOOD_PROBLEM, content_with_problem
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 PROBLEMS = load_problems(CONTENT)
@@ -164,36 +165,15 @@ def test_a_slip_whose_gpu_prints_no_sparse_figure_does_not_apply():
     assert variant_slips(other) and variant_slips(other)[0][0] == pytest.approx(2.0, rel=0.01)
 
 
-GOOD = """\
-section: start-here
-problems:
-  - id: t-ridge
-    title: Ridge
-    entries: [roofline-paper]
-    params:
-      gpu: [h100, h200]
-    question: Ridge point of the {gpu}?
-    calc: {name: roofline, args: {gpu: '{gpu}', intensity: 1}, answer: ridge_point}
-    unit: FLOP/B
-    notice: Peaks over bandwidth.
-    skill: ridge-point
-    given:
-      - {gpu: '{gpu}', figures: [peak_bf16, hbm_bw]}
-    by_hand: 'peak_bf16 / hbm_bw'
+GOOD = GOOD_PROBLEM + """\
     slips:
       - {factor: 'sparse_bf16 / peak_bf16', says: 'the sparse peak'}
 """
 
 
 def test_check_rejects_a_slip_that_names_an_unknown_figure(tmp_path):
-    import shutil
-
     def copy(name: str, text: str) -> Path:
-        root = tmp_path / name / "content"
-        shutil.copytree(CONTENT, root, ignore=shutil.ignore_patterns("problems"))
-        (root / "problems").mkdir()
-        (root / "problems" / "00-test.yaml").write_text(text, encoding="utf-8")
-        return root
+        return content_with_problem(tmp_path / name, text)
 
     assert check_problems(copy("good", GOOD), None) == []
     found = check_problems(copy("bad", GOOD.replace("sparse_bf16 / peak_bf16", "sparse_fp8 / peak_bf16")), None)

@@ -29,6 +29,7 @@ from studytui.practice.given import facts
 from studytui.practice.grading import Expected, Grade, expected, grade, miss_text, parse_choice, variant_slips
 from studytui.practice.loader import load_problems
 from studytui.practice.model import Variant
+from tests.practice_support import GOOD_PROBLEM, content_with_problem
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 PROBLEMS = load_problems(CONTENT)
@@ -71,37 +72,13 @@ def _hand_formula_agrees(pid):
     assert worst <= max(0.6 * p.tolerance, 0.002), f"{pid}: the hand formula is {worst:.2%} off at worst"
 
 
-GOOD = """\
-section: start-here
-problems:
-  - id: t-ridge
-    title: Ridge
-    entries: [roofline-paper]
-    params:
-      gpu: [h100, h200]
-    question: Ridge point of the {gpu}?
-    calc: {name: roofline, args: {gpu: '{gpu}', intensity: 1}, answer: ridge_point}
-    unit: FLOP/B
-    notice: Peaks over bandwidth.
-    skill: ridge-point
-    given:
-      - {gpu: '{gpu}', figures: [peak_bf16, hbm_bw]}
-    by_hand: 'peak_bf16 / hbm_bw'
-"""
+GOOD = GOOD_PROBLEM
 
 
-def _content_copy(tmp_path: Path, problem_yaml: str) -> Path:
-    import shutil
-
-    root = tmp_path / "content"
-    shutil.copytree(CONTENT, root, ignore=shutil.ignore_patterns("problems"))
-    (root / "problems").mkdir()
-    (root / "problems" / "00-test.yaml").write_text(problem_yaml, encoding="utf-8")
-    return root
 
 
 def test_check_evaluates_the_hand_rule_with_file_and_line(tmp_path):
-    assert check_problems(_content_copy(tmp_path / "good", GOOD), None) == []
+    assert check_problems(content_with_problem(tmp_path / "good", GOOD), None) == []
     cases = [
         ("by_hand: 'peak_bf16 / hbm_bw'", "by_hand: '2 * peak_bf16 / hbm_bw'", "beyond the tolerance"),
         ("by_hand: 'peak_bf16 / hbm_bw'", "by_hand: 'peak_bf16 / 3.35e12'", "neither the question nor 'given' states"),
@@ -110,7 +87,7 @@ def test_check_evaluates_the_hand_rule_with_file_and_line(tmp_path):
         ("figures: [peak_bf16, hbm_bw]", "figures: [peak_bf16, hbm_speed]", "unknown gpu figure 'hbm_speed'"),
     ]
     for old, new, message in cases:
-        root = _content_copy(tmp_path / message[:8].replace(" ", "_"), GOOD.replace(old, new))
+        root = content_with_problem(tmp_path / message[:8].replace(" ", "_"), GOOD.replace(old, new))
         found = check_problems(root, load_guide(root))
         assert len(found) == 1 and message in found[0], (new, found)
         line = 14 if "figures" in old else 15
