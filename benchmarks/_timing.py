@@ -48,6 +48,25 @@ def argument_parser(doc: str | None) -> argparse.ArgumentParser:
     return argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
 
 
+def command_arguments(doc: str | None, argv: list[str] | None, *, runs: tuple[int, str] | None = None,
+                      limit: bool = True, what: str = "commands") -> argparse.Namespace:
+    """The arguments every command benchmark takes: --rounds and --warmup of the interleaved
+    rounds, --runs (default, what is run) of an in-process part, --limit of the CPU ratio;
+    checked, with one usage line for a bad value."""
+    parser = argument_parser(doc)
+    parser.add_argument("--rounds", type=int, default=9, help=f"measured interleaved rounds of the {what} (default 9)")
+    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
+    if runs is not None:
+        parser.add_argument("--runs", type=int, default=runs[0], help=f"in-process runs of {runs[1]} (default {runs[0]})")
+    if limit:
+        whose = f"{what}'" if what.endswith("s") else f"{what}'s"
+        parser.add_argument("--limit", type=float, default=LIMIT, help=f"the {whose} CPU ratio limit (default {LIMIT})")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.warmup < 0 or (runs is not None and args.runs < 1):
+        parser.error("--rounds" + (" and --runs" if runs is not None else "") + " must be at least 1, --warmup at least 0")
+    return args
+
+
 def isolate(prefix: str = "studytui-bench-") -> Path:
     """Point this process, and every process it starts, at a fresh temporary folder: data
     (STUDYTUI_DATA_DIR), cache (STUDYTUI_CACHE_DIR), the XDG data/cache/config/state homes and

@@ -17,10 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _timing import (  # noqa: E402
-    LIMIT,
     Sample,
-    argument_parser,
     clock,
+    command_arguments,
     compare_commands,
     isolate,
     machine_line,
@@ -84,14 +83,7 @@ def time_forms(runs: int) -> dict[str, list[Sample]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argument_parser(__doc__)
-    parser.add_argument("--rounds", type=int, default=9, help="measured interleaved rounds of the commands (default 9)")
-    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
-    parser.add_argument("--runs", type=int, default=50, help="in-process runs of each CalcSpec.run (default 50)")
-    parser.add_argument("--limit", type=float, default=LIMIT, help=f"the commands' CPU ratio limit (default {LIMIT})")
-    args = parser.parse_args(argv)
-    if args.rounds < 1 or args.warmup < 0 or args.runs < 1:
-        parser.error("--rounds and --runs must be at least 1, --warmup at least 0")
+    args = command_arguments(__doc__, argv, runs=(50, 'each CalcSpec.run'))
     isolate("studytui-bench-calc-")
     print(machine_line(), flush=True)
     base = studytui_command()

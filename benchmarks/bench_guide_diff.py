@@ -16,18 +16,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import LIMIT, argument_parser, clock, compare_commands, isolate, machine_line, report, since, studytui_command  # noqa: E402
+from _timing import clock, command_arguments, compare_commands, isolate, machine_line, report, since, studytui_command  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argument_parser(__doc__)
-    parser.add_argument("--rounds", type=int, default=9, help="measured interleaved rounds of the command (default 9)")
-    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
-    parser.add_argument("--runs", type=int, default=30, help="in-process runs of parse + compare (default 30)")
-    parser.add_argument("--limit", type=float, default=LIMIT, help=f"the command's CPU ratio limit (default {LIMIT})")
-    args = parser.parse_args(argv)
-    if args.rounds < 1 or args.warmup < 0 or args.runs < 1:
-        parser.error("--rounds and --runs must be at least 1, --warmup at least 0")
+    args = command_arguments(__doc__, argv, runs=(30, 'parse + compare'), what='command')
     folder = isolate("studytui-bench-guide-diff-")
     sys.path.insert(0, str(ROOT / "tests"))
     from studytui.guide import load_guide

@@ -18,10 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import (  # noqa: E402
-    LIMIT,
     Sample,
-    argument_parser,
     clock,
+    command_arguments,
     compare_commands,
     isolate,
     machine_line,
@@ -83,14 +82,7 @@ def replay_times(n_attempts: int = 2000, runs: int = 5) -> list[Sample]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argument_parser(__doc__)
-    parser.add_argument("--rounds", type=int, default=9, help="measured interleaved rounds of the commands (default 9)")
-    parser.add_argument("--warmup", type=int, default=1, help="unmeasured rounds first (default 1)")
-    parser.add_argument("--runs", type=int, default=20, help="in-process runs of the problem load (default 20)")
-    parser.add_argument("--limit", type=float, default=LIMIT, help=f"the commands' CPU ratio limit (default {LIMIT})")
-    args = parser.parse_args(argv)
-    if args.rounds < 1 or args.warmup < 0 or args.runs < 1:
-        parser.error("--rounds and --runs must be at least 1, --warmup at least 0")
+    args = command_arguments(__doc__, argv, runs=(20, 'the problem load'))
     isolate("studytui-bench-practice-")
     print(machine_line(), flush=True)
     ok = True
