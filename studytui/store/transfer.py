@@ -10,7 +10,7 @@ salvage=True) is read by plain SQL instead.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from studytui.core.errors import UsageError
 from studytui.store import schema
@@ -255,11 +255,16 @@ def _parse_export(data: Any) -> _ParsedExport:
         raise UsageError(f"unsupported export version {version!r} (this studytui reads version {EXPORT_VERSION})")
     out = _ParsedExport()
 
-    def items(key: str) -> list[Any]:
+    def objects(key: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each object of the list `key`, with where it is ("entries[3]")."""
         value = data.get(key, [])
         if not isinstance(value, list):
             raise UsageError(f"'{key}' must be a list")
-        return value
+        for i, raw in enumerate(value):
+            where = f"{key}[{i}]"
+            if not isinstance(raw, dict):
+                raise UsageError(f"{where} must be an object")
+            yield where, raw
 
     def opt_text(obj: dict[str, Any], key: str, where: str) -> str | None:
         value = obj.get(key)
@@ -270,10 +275,7 @@ def _parse_export(data: Any) -> _ParsedExport:
         return "" if value is None else check_note(value, f"{where}.note", tail="")
 
     ids: set[str] = set()
-    for i, raw in enumerate(items("entries")):
-        where = f"entries[{i}]"
-        if not isinstance(raw, dict):
-            raise UsageError(f"{where} must be an object")
+    for where, raw in objects("entries"):
         entry_id = _check_id(raw.get("entry_id"), f"{where}.entry_id")
         if entry_id in ids:
             raise UsageError(f"{where}: entry '{entry_id}' appears twice")
@@ -291,10 +293,7 @@ def _parse_export(data: Any) -> _ParsedExport:
                 note_updated_at=normalize_time(raw.get("note_updated_at"), f"{where}.note_updated_at"),
             )
         )
-    for i, raw in enumerate(items("section_notes")):
-        where = f"section_notes[{i}]"
-        if not isinstance(raw, dict):
-            raise UsageError(f"{where} must be an object")
+    for where, raw in objects("section_notes"):
         out.section_notes.append(
             (
                 _check_id(raw.get("section_id"), f"{where}.section_id"),
@@ -302,10 +301,7 @@ def _parse_export(data: Any) -> _ParsedExport:
                 normalize_time(raw.get("updated_at"), f"{where}.updated_at"),
             )
         )
-    for i, raw in enumerate(items("events")):
-        where = f"events[{i}]"
-        if not isinstance(raw, dict):
-            raise UsageError(f"{where} must be an object")
+    for where, raw in objects("events"):
         at = normalize_time(raw.get("at"), f"{where}.at")
         if at is None:
             raise UsageError(f"{where}.at is missing")
