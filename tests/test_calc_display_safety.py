@@ -8,14 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import signal
-import subprocess
-import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -25,6 +19,7 @@ from studytui.cli import main
 from studytui.core.paths import content_dir
 from studytui.core.text import BIDI_CONTROLS, one_line, visible
 from studytui.tui.format import visible_controls
+from tests.support import app_refusal, deadline
 
 # OSC 52 (write the clipboard), OSC 0 (the window title), clear the screen, a right-to-left
 # override and mark, then Rich markup and a Rich link: none may act, each must read as written.
@@ -63,21 +58,6 @@ def hardware(data: Path, name: str = "st-name", bw: str = "4.8") -> Path:
         encoding="utf-8",
     )
     return data
-
-
-@contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging for ever (a blocking open of a FIFO)."""
-    def expired(*_: object) -> None:
-        raise TimeoutError(f"still running after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 # --- 1. every row of every calculator is text --------------------------------------------------
@@ -216,20 +196,8 @@ def test_a_5000_digit_number_in_keys_yaml_stops_the_app_with_one_line(tmp_path: 
     data = tmp_path / "data"
     data.mkdir()
     (data / "keys.yaml").write_text(f"next: {BIG}\n", encoding="utf-8")
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "studytui.cli", "--data-dir", str(data)],
-                            stdin=slave, stdout=slave, stderr=subprocess.PIPE)
-    os.close(slave)
-    try:
-        _, raw = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        pytest.fail("the app started despite an unreadable keys.yaml")
-    finally:
-        os.close(master)
-    err = raw.decode("utf-8", "replace")
-    assert proc.returncode == 2, err
+    code, err = app_refusal(data)
+    assert code == 2, err
     one_error_line(err, "keys.yaml:1: not valid YAML (number too long to read: 5,000 digits)")
 
 

@@ -17,6 +17,7 @@ import pytest
 from studytui.core.paths import content_dir
 from studytui.guide import load_guide
 from studytui.store import open_store
+from tests.support import app_refusal
 
 GUIDE = load_guide()
 FIRST = GUIDE.entries[0].id
@@ -202,25 +203,9 @@ def test_hostile_input_gives_one_line_and_changes_nothing(name: str, tmp_path: P
 
 def test_keys_yaml_nested_3000_levels_is_one_line(tmp_path: Path) -> None:
     """keys.yaml is read when the app starts, so this runs at a (pseudo-)terminal."""
-    import pty
-
     data = tmp_path / "data"
     data.mkdir()
     (data / "keys.yaml").write_text("next: " + "[" * 3000 + "]" * 3000 + "\n", encoding="utf-8")
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "studytui.cli", "--data-dir", str(data)],
-        stdin=slave, stdout=slave, stderr=subprocess.PIPE,
-    )
-    os.close(slave)
-    try:
-        _, raw = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        pytest.fail("the app started despite an unreadable keys.yaml")
-    finally:
-        os.close(master)
-    err = raw.decode("utf-8", "replace")
-    assert "Traceback" not in err and proc.returncode == 2, err
+    code, err = app_refusal(data)
+    assert "Traceback" not in err and code == 2, err
     assert err.count("\n") == 1 and "nested too deeply" in err, err

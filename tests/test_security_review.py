@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from studytui.core import fileio
 from studytui.guide import load_guide
 from studytui.store import open_store
 from studytui.store.model import NOTE_LIMIT
+from tests.support import deadline
 
 GUIDE = load_guide()
 FIRST, SECOND = (e.id for e in GUIDE.entries[:2])
@@ -52,21 +52,6 @@ def umask(value: int) -> Iterator[None]:
         yield
     finally:
         os.umask(old)
-
-
-@contextmanager
-def deadline(seconds: int) -> Iterator[None]:
-    """Fail instead of hanging for ever (a blocking open of a FIFO)."""
-    def expired(*_: object) -> None:
-        raise TimeoutError(f"still blocked after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def cli(argv: list[str], timeout: float = 60, **env: str) -> subprocess.CompletedProcess:
