@@ -32,7 +32,7 @@ from _timing import Sample, argument_parser, clock, isolate, machine_line, repor
 
 SETTLE_S = 0.2  # quiet time between measurements, so one run's leftover work is not billed to the next
 FIELD_TO_TYPE = {"roofline": "flops", "gemm": "m", "transformer": "batch", "collective": "gpus", "specdec": "gamma", "kv": "context",
-                 "memory": "batch", "occupancy": "threads", "tile": "threads"}
+                 "memory": "batch", "occupancy": "threads", "tile": "threads", "l2": "reuse"}
 # Where appending "1" would make the input invalid (81 GPUs past an 8-GPU domain, 2561 threads),
 # the field starts from this value and the keystroke completes it to a valid one.
 FIELD_START = {"collective": ("", "4"), "occupancy": ("12", "8"), "tile": ("12", "8")}
@@ -88,12 +88,15 @@ async def baseline(app, pilot, runs: int) -> list[Sample]:
 
 
 async def bench(calcs: list[str], runs: int) -> bool:
+    from textual.widgets import Input
+
     from studytui.calc.registry import spec as calc_spec
     from studytui.guide import load_guide
     from studytui.store import open_store
     from studytui.tui.app import StudyApp
     from studytui.tui.calc import SCREEN_ID, register
     from studytui.tui.calc.plot import RooflinePlot
+    from studytui.tui.calc.screens import CalculatorScreen
     from studytui.tui.registry import build_registry
 
     registry = build_registry()
@@ -117,6 +120,7 @@ async def bench(calcs: list[str], runs: int) -> bool:
                     start = clock()
                     app.open_screen(SCREEN_ID, calc=calc)
                     screen = app.screen
+                    assert isinstance(screen, CalculatorScreen)
                     while not screen.is_mounted:
                         await asyncio.sleep(0)
                     await _after_next_frame(screen)
@@ -127,6 +131,7 @@ async def bench(calcs: list[str], runs: int) -> bool:
                     plotted = since(start)
                     field = FIELD_TO_TYPE[calc]
                     control = screen.form.rows[field].control
+                    assert isinstance(control, Input), f"{calc}: {field} is not a text field"
                     control.focus()
                     await pilot.pause()
                     t0 = clock()

@@ -56,15 +56,11 @@ def _loaded(argv: list[str]) -> tuple[int, set[str]]:
     return code_, set(names)
 
 
-@pytest.fixture(scope="module")
-def warm_cache() -> None:
-    """The guide cache filled once, as on a learner's machine after the first run."""
-    _loaded(["list", "--json"])
-
-
 @pytest.mark.parametrize("argv, allowed", EXPECTED, ids=[" ".join(a) for a, _ in EXPECTED])
-def test_each_command_loads_only_what_it_needs(argv: list[str], allowed: set[str], warm_cache: None) -> None:
-    _loaded(["mark", "gqa", "learning"])  # a store to read
+def test_each_command_loads_only_what_it_needs(argv: list[str], allowed: set[str]) -> None:
+    # A store to read, and the guide cache filled, as on a learner's machine after the first run
+    # (in this test's data folder and this worker's cache folder: tests/conftest.py).
+    _loaded(["mark", "gqa", "learning"])
     code, loaded = _loaded(argv)
     assert code == 0
     assert loaded <= allowed, f"studytui {' '.join(argv)} loads {sorted(loaded - allowed)}"
@@ -136,3 +132,68 @@ def test_show_draws_the_entry_exactly_as_rich_markdown_did() -> None:
                 draw(Console(file=buf, width=width, force_terminal=True, color_system="standard"))
                 outs.append(buf.getvalue())
             assert outs[0] == outs[1], (entry.id, width)
+
+
+def test_argparse_strings_translate_as_gettext_would(tmp_path, monkeypatch) -> None:
+    """With no catalogue for gettext's domain anywhere in its folder, argparse gets the identity
+    (and `locale` is never loaded to look); with one, every string still goes through gettext."""
+    import argparse
+    import gettext
+
+    from studytui import cli
+
+    monkeypatch.setattr(argparse, "_", gettext.gettext)
+    folder = tmp_path / "locale"
+    monkeypatch.setattr(gettext, "_default_localedir", str(folder))
+    monkeypatch.setitem(gettext._localedirs, gettext.textdomain(), str(folder))  # type: ignore[attr-defined]
+    assert not cli._catalogues_exist()  # no folder at all
+    (folder / "de" / "LC_MESSAGES").mkdir(parents=True)
+    (folder / "de" / "LC_MESSAGES" / "other.mo").write_bytes(b"")
+    assert not cli._catalogues_exist()  # another domain's catalogue only
+    cli._translate_once()
+    assert argparse._ is cli._untranslated  # type: ignore[attr-defined]
+    monkeypatch.setattr(argparse, "_", gettext.gettext)
+    (folder / "de" / "LC_MESSAGES" / f"{gettext.textdomain()}.mo").write_bytes(b"")
+    assert cli._catalogues_exist()
+    cli._translate_once()
+    assert hasattr(argparse._, "cache_info")  # type: ignore[attr-defined]  # looked up, once per string
+
+
+def test_a_command_never_loads_locale_or_shutil_for_argparse() -> None:
+    code = ("import sys, io, contextlib; from studytui.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()): main(['where'])\n"
+            "print(sorted(m for m in ('locale', 'shutil') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("columns", ["", "100", "0", "wide"])
+def test_help_is_as_wide_as_argparse_would_make_it(columns: str, monkeypatch) -> None:
+    import shutil
+
+    from studytui.cli.parsing import terminal_columns
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+
+
+def test_a_command_word_argparse_reads_otherwise_still_runs_that_command(monkeypatch, capsys) -> None:
+    """Were `named_command` ever to guess another word than argparse reads, the command argparse
+    picks stands on the placeholder parser; the whole parser is then built and that command runs."""
+    from studytui import cli
+
+    monkeypatch.setattr(cli, "named_command", lambda argv: "show")  # a wrong guess for `where`
+    assert cli.main(["where"]) == 0
+    assert "data" in capsys.readouterr().out.lower()
+
+
+def test_commands_not_run_share_one_placeholder_and_stay_choices() -> None:
+    from studytui import cli
+    from studytui.cli.parsing import placeholder
+
+    parser = cli.build_parser(["next"])
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) >= set(cli.COMMANDS)
+    assert {id(p) for name, p in sub.choices.items() if name != "next"} == {id(placeholder())}
+    with pytest.raises(SystemExit):
+        parser.parse_args(["nxet"])  # (still refused as an invalid choice)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from studytui.core import jsoncache
 from studytui.core.paths import CHECKOUT_DIR, cache_dir, content_dir
 from studytui.guide import cache, loader, model
 from studytui.guide.loader import load_guide
@@ -30,7 +30,7 @@ def content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copy2(CONTENT / "glossary.yaml", root)
     shutil.copy2(CONTENT / "policy.yaml", root)
     shutil.copytree(CONTENT / "sections", root / "sections")
-    monkeypatch.setattr(cache, "RACY_S", 0.0)
+    monkeypatch.setattr(jsoncache, "RACY_S", 0.0)
     loader._LOADED.clear()
     return root.resolve()
 
@@ -76,6 +76,9 @@ def test_changed_content_is_never_served_stale(content: Path) -> None:
 def test_a_change_that_keeps_size_and_mtime_is_still_seen(content: Path) -> None:
     path = content / "sections" / "00-start-here.yaml"
     before = load_guide(content).entries[0].title
+    # The file system stamps ctime from a coarse clock (a few ms on ext4): let it tick past the
+    # copy's ctime, as the cache's 2 s settle time (RACY_S, 0 in these tests) does for real.
+    time.sleep(0.05)
     st = path.stat()
     text = path.read_text()
     swapped = before[::-1] if before[::-1] != before else before.upper()
@@ -179,7 +182,7 @@ def test_a_cache_file_others_can_write_or_a_link_is_not_read(content: Path, tmp_
 
 
 def test_content_changed_in_the_last_seconds_is_not_cached(content: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cache, "RACY_S", 2.0)
+    monkeypatch.setattr(jsoncache, "RACY_S", 2.0)
     os.utime(content / "glossary.yaml")  # just now
     load_guide(content)
     assert not cache.cache_file(content).exists()
@@ -216,7 +219,9 @@ def test_the_cache_lives_in_the_user_cache_directory_not_the_data_directory(monk
 
 def test_the_cache_schema_names_every_field_of_the_model_in_order() -> None:
     for name, schema in cache.SCHEMAS.items():
-        fields = [f.name for f in dataclasses.fields(getattr(model, name)) if not f.name.startswith("_")]
+        cls = getattr(model, name)
+        names = list(cls._fields if hasattr(cls, "_fields") else cls.FIELDS)
+        fields = [n for n in names if not n.startswith("_")]
         if name == "Guide":
             fields.remove("content_dir")  # the cache's own key, not a payload field
         assert [n for n, _ in schema] == fields, name

@@ -233,14 +233,18 @@ def test_version_1_is_created_exactly_as_sqlite_utils_created_it() -> None:
     assert made == expected
 
 
-def test_creating_a_store_loads_no_library_beyond_the_standard_one(tmp_path: Path) -> None:
+def test_sqlite_utils_creates_a_new_store_and_is_not_loaded_again_once_it_exists(tmp_path: Path) -> None:
+    """The first run makes the schema through sqlite-utils; every later run opens, reads and
+    writes with sqlite3 alone (issue 27)."""
     import subprocess
     import sys
 
     code = (
         "import sys; from studytui.store import open_store; s = open_store(sys.argv[1]); "
-        "s.set_state('roofline-paper', 'done'); "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlite_utils', 'click', 'yaml')))"
+        "s.set_state('roofline-paper', 'done'); s.close(); "
+        "print(sorted(m for m in sys.modules if m in ('sqlite_utils', 'yaml')))"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    first = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert first.stdout.strip() == "['sqlite_utils']"
+    again = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert again.stdout.strip() == "[]"

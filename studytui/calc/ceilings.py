@@ -9,37 +9,64 @@ off as a measurement.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studytui.calc.dtypes import peak_keys
 from studytui.calc.hardware import VENDOR_PEAK_LABEL, Accelerator, load_catalog
 from studytui.calc.units import FieldError, format_flops_rate, format_rate
+from studytui.core.records import Record
 
 if TYPE_CHECKING:
     from studytui.calc.collective import Fabric
 
 
-@dataclass
-class Ceilings:
-    dtype: str
-    peak_flops: float | None
-    mem_bw: float | None
-    link_bw_per_direction: float | None = None
-    memory_bytes: float | None = None
-    sm_count: int | None = None
-    accelerator: Accelerator | None = None
-    net_bw_per_direction: float | None = None  # scale-out network per GPU, one way
-    compute_unit_kind: str = "SM"
-    link_measured_gpus: int | None = None  # a measured link figure: how many GPUs it was measured on
-    link_bw_by_gpus: dict[int, float] = field(default_factory=dict)  # measured all-reduce bus bandwidth by GPU count
-    provenance: dict[str, str] = field(default_factory=dict)  # figure -> where it came from
-    warnings: list[str] = field(default_factory=list)
-    profile: str = "vendor"
-    # Hard limits for the "physically impossible" check: the vendor peaks (or the user's overrides).
-    # A measured profile is what the chip sustains once warm, not a limit: short runs beat it.
-    limit_peak_flops: float | None = None
-    limit_mem_bw: float | None = None
+# A plain class, not a dataclass: every calculator that names a GPU imports this module, and on
+# Python 3.11 a dataclass's generated methods cost about a millisecond each time it does (issue 27).
+class Ceilings(Record):
+    """The figures a calculator runs against, each with where it came from (`provenance`)."""
+
+    __slots__ = ("dtype", "peak_flops", "mem_bw", "link_bw_per_direction", "memory_bytes", "sm_count", "accelerator",
+                 "net_bw_per_direction", "compute_unit_kind", "link_measured_gpus", "link_bw_by_gpus", "provenance", "warnings",
+                 "profile", "limit_peak_flops", "limit_mem_bw")
+
+    def __init__(
+        self,
+        dtype: str,
+        peak_flops: float | None,
+        mem_bw: float | None,
+        link_bw_per_direction: float | None = None,
+        memory_bytes: float | None = None,
+        sm_count: int | None = None,
+        accelerator: Accelerator | None = None,
+        net_bw_per_direction: float | None = None,
+        compute_unit_kind: str = "SM",
+        link_measured_gpus: int | None = None,
+        link_bw_by_gpus: dict[int, float] | None = None,
+        provenance: dict[str, str] | None = None,
+        warnings: list[str] | None = None,
+        profile: str = "vendor",
+        limit_peak_flops: float | None = None,
+        limit_mem_bw: float | None = None,
+    ) -> None:
+        self.dtype = dtype
+        self.peak_flops = peak_flops
+        self.mem_bw = mem_bw
+        self.link_bw_per_direction = link_bw_per_direction
+        self.memory_bytes = memory_bytes
+        self.sm_count = sm_count
+        self.accelerator = accelerator
+        self.net_bw_per_direction = net_bw_per_direction  # scale-out network per GPU, one way
+        self.compute_unit_kind = compute_unit_kind
+        self.link_measured_gpus = link_measured_gpus  # a measured link figure: how many GPUs it was measured on
+        # measured all-reduce bus bandwidth by GPU count
+        self.link_bw_by_gpus: dict[int, float] = {} if link_bw_by_gpus is None else link_bw_by_gpus
+        self.provenance: dict[str, str] = {} if provenance is None else provenance  # figure -> where it came from
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.profile = profile
+        # Hard limits for the "physically impossible" check: the vendor peaks (or the user's overrides).
+        # A measured profile is what the chip sustains once warm, not a limit: short runs beat it.
+        self.limit_peak_flops = limit_peak_flops
+        self.limit_mem_bw = limit_mem_bw
 
     @classmethod
     def custom(

@@ -26,12 +26,12 @@ algorithm bandwidth x factor, the number nccl-tests prints to compare against th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Any
 
 from studytui.calc.forms import PROFILE, CalcSpec, DataDir, FieldSpec, ceilings_for
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError, format_percent, format_rate, format_size, format_time
+from studytui.core.records import FrozenRecord
 
 
 def g(x: float) -> str:
@@ -43,53 +43,132 @@ ALGORITHMS = ("auto", "ring", "tree", "nvls")
 NCCL_TUNING = "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING prints the algorithm NCCL picked for each call"
 
 
-@dataclass(frozen=True)
-class Fabric:
+# The records here are plain classes (studytui.core.records), not dataclasses or typed named tuples:
+# on Python 3.11 their generated code costs up to a millisecond each time this module is imported (issue 27).
+class Fabric(FrozenRecord):
     """Where a collective runs: the scale-up link, the domain it reaches, the network past it."""
 
+    __slots__ = ("link_bw", "link_label", "link_name", "domain", "net_bw", "net_label", "net_name", "net_source", "axis_source",
+                 "axis_max_chips", "nvls", "torus_axis", "catalog_link", "measured_gpus", "measured_note", "peer_bw",
+                 "peer_source", "wrap_multiple", "wrap_source")
+
     link_bw: float  # per GPU, one way (B/s)
-    link_label: str = ""  # provenance of link_bw
-    link_name: str = "scale-up link"
-    domain: int | None = None  # GPUs one scale-up domain holds; None: not known
-    net_bw: float | None = None  # scale-out network per GPU, one way (B/s)
-    net_label: str = ""
-    net_name: str = "scale-out network"
-    net_source: str = ""
-    axis_source: str = ""
-    axis_max_chips: int | None = None
-    nvls: bool = False  # NVLink SHARP (in-switch reduction) exists on this system
-    torus_axis: bool = False  # the link figure is a ring along one torus axis (TPU)
-    catalog_link: bool = False  # link_bw was derived from a bidirectional catalog figure
-    measured_gpus: int | None = None  # link_bw was measured on this many GPUs
-    measured_note: str = ""  # which measured figure was used, and why
-    peer_bw: float | None = None  # fully connected point-to-point mesh: the link(s) to ONE peer, one way (B/s)
-    peer_source: str = ""
-    wrap_multiple: int | None = None  # torus: an axis has its wraparound link when its length is a multiple of this
-    wrap_source: str = ""
+    link_label: str  # provenance of link_bw
+    link_name: str
+    domain: int | None  # GPUs one scale-up domain holds; None: not known
+    net_bw: float | None  # scale-out network per GPU, one way (B/s)
+    net_label: str
+    net_name: str
+    net_source: str
+    axis_source: str
+    axis_max_chips: int | None
+    nvls: bool  # NVLink SHARP (in-switch reduction) exists on this system
+    torus_axis: bool  # the link figure is a ring along one torus axis (TPU)
+    catalog_link: bool  # link_bw was derived from a bidirectional catalog figure
+    measured_gpus: int | None  # link_bw was measured on this many GPUs
+    measured_note: str  # which measured figure was used, and why
+    peer_bw: float | None  # fully connected point-to-point mesh: the link(s) to ONE peer, one way (B/s)
+    peer_source: str
+    wrap_multiple: int | None  # torus: an axis has its wraparound link when its length is a multiple of this
+    wrap_source: str
+
+    def __init__(
+        self,
+        link_bw: float,
+        link_label: str = "",
+        link_name: str = "scale-up link",
+        domain: int | None = None,
+        net_bw: float | None = None,
+        net_label: str = "",
+        net_name: str = "scale-out network",
+        net_source: str = "",
+        axis_source: str = "",
+        axis_max_chips: int | None = None,
+        nvls: bool = False,
+        torus_axis: bool = False,
+        catalog_link: bool = False,
+        measured_gpus: int | None = None,
+        measured_note: str = "",
+        peer_bw: float | None = None,
+        peer_source: str = "",
+        wrap_multiple: int | None = None,
+        wrap_source: str = "",
+    ) -> None:
+        object.__setattr__(self, "link_bw", link_bw)
+        object.__setattr__(self, "link_label", link_label)
+        object.__setattr__(self, "link_name", link_name)
+        object.__setattr__(self, "domain", domain)
+        object.__setattr__(self, "net_bw", net_bw)
+        object.__setattr__(self, "net_label", net_label)
+        object.__setattr__(self, "net_name", net_name)
+        object.__setattr__(self, "net_source", net_source)
+        object.__setattr__(self, "axis_source", axis_source)
+        object.__setattr__(self, "axis_max_chips", axis_max_chips)
+        object.__setattr__(self, "nvls", nvls)
+        object.__setattr__(self, "torus_axis", torus_axis)
+        object.__setattr__(self, "catalog_link", catalog_link)
+        object.__setattr__(self, "measured_gpus", measured_gpus)
+        object.__setattr__(self, "measured_note", measured_note)
+        object.__setattr__(self, "peer_bw", peer_bw)
+        object.__setattr__(self, "peer_source", peer_source)
+        object.__setattr__(self, "wrap_multiple", wrap_multiple)
+        object.__setattr__(self, "wrap_source", wrap_source)
 
 
-@dataclass(frozen=True)
-class Tier:
+class Tier(FrozenRecord):
     """What each GPU moves over one tier (the scale-up link, the network), as a multiple of the
     message, and the one-way rate it has there."""
+
+    __slots__ = ("name", "factor", "rate", "formula")
 
     name: str
     factor: float  # bytes per GPU over this tier / the message's bytes
     rate: float
     formula: str
 
+    def __init__(
+        self,
+        name: str,
+        factor: float,
+        rate: float,
+        formula: str,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "factor", factor)
+        object.__setattr__(self, "rate", rate)
+        object.__setattr__(self, "formula", formula)
 
-@dataclass(frozen=True)
-class Plan:
+
+class Plan(FrozenRecord):
     """One algorithm's cost: its tiers (the slowest sets the bandwidth term) and its latency steps."""
+
+    __slots__ = ("algorithm", "label", "tiers", "steps", "steps_formula", "fixed_s", "fixed_formula")
 
     algorithm: str  # ring, tree, nvls, direct, copy
     label: str
     tiers: tuple[Tier, ...]
     steps: int
     steps_formula: str
-    fixed_s: float = 0.0  # a cost per call that is not steps x --latency (NVLS: NCCL's tuner constant)
-    fixed_formula: str = ""
+    fixed_s: float  # a cost per call that is not steps x --latency (NVLS: NCCL's tuner constant)
+    fixed_formula: str
+
+    def __init__(
+        self,
+        algorithm: str,
+        label: str,
+        tiers: tuple[Tier, ...],
+        steps: int,
+        steps_formula: str,
+        fixed_s: float = 0.0,
+        fixed_formula: str = "",
+    ) -> None:
+        object.__setattr__(self, "algorithm", algorithm)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "tiers", tiers)
+        object.__setattr__(self, "steps", steps)
+        object.__setattr__(self, "steps_formula", steps_formula)
+        object.__setattr__(self, "fixed_s", fixed_s)
+        object.__setattr__(self, "fixed_formula", fixed_formula)
 
     def latency_time(self, latency: float) -> float:
         return self.steps * latency + self.fixed_s
@@ -226,7 +305,7 @@ def _flat_plans(op: str, n: int, fabric: Fabric) -> tuple[list[Plan], float, str
         plans = [ring]
         if _nvls_modelled(fabric):
             what = "multicasts" if op == "all_gather" else "reduces"
-            plans.append(replace(ring, algorithm="nvls", label=f"NVLS: NVLink SHARP {what} in the switch", steps=0, steps_formula="0",
+            plans.append(ring._replace(algorithm="nvls", label=f"NVLS: NVLink SHARP {what} in the switch", steps=0, steps_formula="0",
                                  fixed_s=NVLS_CALL_S, fixed_formula="NCCL's NVLS cost per call"))
         return plans, rate, why
     if op == "all_to_all":
@@ -641,7 +720,7 @@ def _run(p: dict[str, Any], data_dir: DataDir) -> Result:
         ceilings = ceilings_for(p, data_dir, ("link_bw",))
         fabric = ceilings.fabric(gpus=gpus)
         if p.get("domain"):
-            fabric = replace(fabric, domain=p["domain"])
+            fabric = fabric._replace(domain=p["domain"])
     if "net_bw" in given and (fabric.domain is None or gpus <= fabric.domain):
         where = (
             f"{gpus} GPUs fit in one {fabric.domain}-GPU scale-up domain"

@@ -11,9 +11,8 @@ Two kinds of name:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from studytui.calc.units import FieldError
+from studytui.core.records import FrozenRecord
 
 # Storage size in bytes per element. tf32 is stored as fp32; fp6/fp4/int4 pack below a byte.
 DTYPE_BYTES: dict[str, float] = {
@@ -39,9 +38,12 @@ NVIDIA_NVFP4 = (
 )
 
 
-@dataclass(frozen=True)
-class BlockFormat:
+# A plain class, not a dataclass or a typed named tuple: on Python 3.11 their generated code costs up to
+# a millisecond each time this module is imported (studytui.core.records, issue 27).
+class BlockFormat(FrozenRecord):
     """A block-scaled format: `block` consecutive elements share one scale."""
+
+    __slots__ = ("name", "element", "base", "element_bits", "block", "scale", "scale_bits", "source", "extra")
 
     name: str
     element: str  # the element type as the format names it (E2M1, E4M3/E5M2, ...)
@@ -51,7 +53,29 @@ class BlockFormat:
     scale: str  # the scale's type
     scale_bits: int
     source: str
-    extra: str = ""  # anything else the layout carries
+    extra: str  # anything else the layout carries
+
+    def __init__(
+        self,
+        name: str,
+        element: str,
+        base: str,
+        element_bits: int,
+        block: int,
+        scale: str,
+        scale_bits: int,
+        source: str,
+        extra: str = "",
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "element", element)
+        object.__setattr__(self, "base", base)
+        object.__setattr__(self, "element_bits", element_bits)
+        object.__setattr__(self, "block", block)
+        object.__setattr__(self, "scale", scale)
+        object.__setattr__(self, "scale_bits", scale_bits)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "extra", extra)
 
     @property
     def bits_per_value(self) -> float:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import FrozenInstanceError
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeAlias
 
 from studytui.calc.dtypes import DEFAULT_DTYPE, DTYPES, parse_dtype
@@ -30,6 +30,7 @@ from studytui.calc.units import (
     parse_time,
 )
 from studytui.core.errors import UsageError
+from studytui.core.records import FrozenRecord
 
 if TYPE_CHECKING:
     from studytui.calc.ceilings import Ceilings
@@ -45,28 +46,61 @@ _TRUE = {"1", "true", "yes", "y", "on"}
 _FALSE = {"0", "false", "no", "n", "off"}
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+# FieldSpec and CalcSpec are plain classes (studytui.core.records), not dataclasses: every `calc`
+# command imports this module, and on Python 3.11 a dataclass's generated methods cost about a
+# millisecond each time it does (issue 27).
+class FieldSpec(FrozenRecord):
     """One input of a calculator: a CLI flag and a box in the app's form."""
+
+    __slots__ = ("name", "label", "kind", "default", "required", "choices", "help", "allow_zero", "maximum", "group",
+                 "checked_by_calculator", "free")
 
     name: str  # key in run()'s values; CLI flag is --name with '_' -> '-'
     label: str
     kind: str  # one of KINDS
-    default: str | None = None  # as a person would type it; None = unset
-    required: bool = False
-    choices: tuple[str, ...] | None = None
-    help: str = ""
-    allow_zero: bool = False  # for int/float/time: 0 is meaningful (e.g. experts 0 = dense)
-    maximum: float | None = None  # for float: inclusive upper limit
+    default: str | None  # as a person would type it; None = unset
+    required: bool
+    choices: tuple[str, ...] | None
+    help: str
+    allow_zero: bool  # for int/float/time: 0 is meaningful (e.g. experts 0 = dense)
+    maximum: float | None  # for float: inclusive upper limit
     # The collapsed group of rarely changed fields the app's form puts it in (an id of
     # studytui.calc.form_values.GROUPS); None: always in view.
-    group: str | None = None
+    group: str | None
     # For a choice: the text goes to the calculator as typed, which checks it (the listed choices
     # are not enforced here) ...
-    checked_by_calculator: bool = False
+    checked_by_calculator: bool
     # ... and the choices are only suggestions, so the app's form shows a text box, not a select
     # (profile: "vendor", "measured" or a FILE; a tile: any MxN).
-    free: bool = False
+    free: bool
+
+    def __init__(
+        self,
+        name: str,
+        label: str,
+        kind: str,
+        default: str | None = None,
+        required: bool = False,
+        choices: tuple[str, ...] | None = None,
+        help: str = "",
+        allow_zero: bool = False,
+        maximum: float | None = None,
+        group: str | None = None,
+        checked_by_calculator: bool = False,
+        free: bool = False,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "default", default)
+        object.__setattr__(self, "required", required)
+        object.__setattr__(self, "choices", choices)
+        object.__setattr__(self, "help", help)
+        object.__setattr__(self, "allow_zero", allow_zero)
+        object.__setattr__(self, "maximum", maximum)
+        object.__setattr__(self, "group", group)
+        object.__setattr__(self, "checked_by_calculator", checked_by_calculator)
+        object.__setattr__(self, "free", free)
 
     @property
     def flag(self) -> str:
@@ -78,48 +112,85 @@ PLOTS = ("roofline", "sweep")
 PlotPoint: TypeAlias = "tuple[str, float, float]"
 
 
-@dataclass(frozen=True, eq=False)  # a spec is compared by identity (and eq=False keeps `import` cheap)
 class CalcSpec:
-    """A calculator: its form, how its inputs are run, and how the CLI and the app present it."""
+    """A calculator: its form, how its inputs are run, and how the CLI and the app present it.
+
+    Frozen, and compared by identity."""
+
+    __slots__ = ("name", "title", "description", "fields", "compute", "renamed", "unused", "ui_defaults", "headline",
+                 "short_labels", "short_name", "title_fields", "plot", "points", "sweep", "tables")
 
     name: str  # the last part of its module's name (studytui.calc.registry)
     title: str
     description: str  # what it computes: the CLI's help, the hub, the About panel
     fields: tuple[FieldSpec, ...]
-    compute: Callable[[dict[str, Any], DataDir], Result] = field(repr=False)
+    compute: Callable[[dict[str, Any], DataDir], Result]
     # Old field names still accepted (try-it links, scripts): old -> (new, how the old value maps).
-    renamed: Mapping[str, tuple[str, Callable[[Any], Any]]] = field(default_factory=dict, repr=False)
+    renamed: Mapping[str, tuple[str, Callable[[Any], Any]]]
     # Which fields the chosen inputs leave unused: (parsed values, given names) -> {field: reason}.
-    unused: Callable[[dict[str, Any], frozenset[str]], dict[str, str]] | None = field(default=None, repr=False)
+    unused: Callable[[dict[str, Any], frozenset[str]], dict[str, str]] | None
     # --- presentation ---
     # A starting example for the app's form where a field has no default (so the screen does not
     # open on an error); studytui.calc.form_values.initial_values applies it.
-    ui_defaults: Mapping[str, str] = field(default_factory=dict, repr=False)
+    ui_defaults: Mapping[str, str]
     # Results a learner reads first, by the start of their label: the app shows them above every
     # other row, so they stay on screen at 80x24 whatever the plot takes.
-    headline: tuple[str, ...] = field(default=(), repr=False)
+    headline: tuple[str, ...]
     # Shorter labels for narrow terminals, so rows that differ only at the end stay
     # distinguishable: (regular expression over the whole label, replacement), the first that
     # matches is used.
-    short_labels: tuple[tuple[str, str], ...] = field(default=(), repr=False)
-    short_name: str = ""  # the name in the app's narrow F-key strip, where the name is long
-    title_fields: tuple[str, ...] = ()  # fields whose values the app's title line shows
+    short_labels: tuple[tuple[str, str], ...]
+    short_name: str  # the name in the app's narrow F-key strip, where the name is long
+    title_fields: tuple[str, ...]  # fields whose values the app's title line shows
     # The app's plot: None, "roofline" (a point under the roofline: the result has intensity and
     # ceilings) or "sweep" (a line along one input, drawn from `sweep`).
-    plot: str | None = None
+    plot: str | None
     # plot="roofline": the points to draw, (spec, result, form values, data dir) -> points;
     # None: roofline_points (the result's own point, and the measured one).
-    points: Callable[[CalcSpec, Result, Mapping[str, str], DataDir], list[PlotPoint]] | None = field(default=None, repr=False)
+    points: Callable[[CalcSpec, Result, Mapping[str, str], DataDir], list[PlotPoint]] | None
     # plot="sweep": (result values, form values) -> the line to draw (studytui.calc.views).
-    sweep: Callable[[Mapping[str, Any], Mapping[str, str]], Sweep] | None = field(default=None, repr=False)
+    sweep: Callable[[Mapping[str, Any], Mapping[str, str]], Sweep] | None
     # Tables the CLI prints under the rows (an occupancy sweep): result -> tables (studytui.calc.views).
-    tables: Callable[[Result], tuple[TextTable, ...]] | None = field(default=None, repr=False)
+    tables: Callable[[Result], tuple[TextTable, ...]] | None
 
-    def __post_init__(self) -> None:
-        if self.plot is not None and self.plot not in PLOTS:
-            raise ValueError(f"{self.name}: plot {self.plot!r} is not one of {', '.join(PLOTS)}")
-        if self.plot == "sweep" and self.sweep is None:
-            raise ValueError(f"{self.name}: plot='sweep' needs a sweep function")
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        description: str,
+        fields: tuple[FieldSpec, ...],
+        compute: Callable[[dict[str, Any], DataDir], Result],
+        renamed: Mapping[str, tuple[str, Callable[[Any], Any]]] | None = None,
+        unused: Callable[[dict[str, Any], frozenset[str]], dict[str, str]] | None = None,
+        ui_defaults: Mapping[str, str] | None = None,
+        headline: tuple[str, ...] = (),
+        short_labels: tuple[tuple[str, str], ...] = (),
+        short_name: str = "",
+        title_fields: tuple[str, ...] = (),
+        plot: str | None = None,
+        points: Callable[[CalcSpec, Result, Mapping[str, str], DataDir], list[PlotPoint]] | None = None,
+        sweep: Callable[[Mapping[str, Any], Mapping[str, str]], Sweep] | None = None,
+        tables: Callable[[Result], tuple[TextTable, ...]] | None = None,
+    ) -> None:
+        if plot is not None and plot not in PLOTS:
+            raise ValueError(f"{name}: plot {plot!r} is not one of {', '.join(PLOTS)}")
+        if plot == "sweep" and sweep is None:
+            raise ValueError(f"{name}: plot='sweep' needs a sweep function")
+        values = (name, title, description, fields, compute, {} if renamed is None else renamed, unused,
+                  {} if ui_defaults is None else ui_defaults, headline, short_labels, short_name, title_fields, plot, points,
+                  sweep, tables)
+        for slot, value in zip(CalcSpec.__slots__, values):
+            object.__setattr__(self, slot, value)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return (f"CalcSpec(name={self.name!r}, title={self.title!r}, description={self.description!r}, fields={self.fields!r}, "
+                f"short_name={self.short_name!r}, title_fields={self.title_fields!r}, plot={self.plot!r})")
 
     def field(self, name: str) -> FieldSpec:
         for spec in self.fields:
@@ -301,7 +372,7 @@ def model_fields() -> list[FieldSpec]:
     ]
     return [
         FieldSpec("model", "model preset", "model", help="preset id (see 'studytui calc transformer --help'); dims below override it"),
-        *(replace(f, group="dims") for f in dims),
+        *(f._replace(group="dims") for f in dims),
     ]
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from studytui.core.errors import UsageError
 from studytui.core.filestate import file_stamp
+from studytui.core.records import FrozenRecord
 
 GIB = 2.0**30
 MIB = 2.0**20
@@ -50,8 +50,18 @@ def _check_keys(mapping: Any, allowed: frozenset[str], where: str, what: str) ->
         raise UsageError(f"{where}: unknown {what} key(s) {', '.join(repr(k) for k in unknown)}; accepted: {', '.join(sorted(allowed))}")
 
 
-@dataclass(frozen=True)
-class Accelerator:
+# A plain class (studytui.core.records), not a frozen dataclass: every command that names a GPU
+# imports this module, and on Python 3.11 a dataclass's generated methods cost about a millisecond
+# each time it does (issue 27).
+class Accelerator(FrozenRecord):
+    """One accelerator of the catalog: its vendor peaks in SI units, and the entry they came from."""
+
+    __slots__ = ("id", "name", "vendor", "peak_flops", "mem_bw", "memory_bytes", "link_bw_bidir", "link_bw_per_direction",
+                 "sm_count", "aliases", "sources", "notes", "peak_flops_sparse", "memory_gb", "memory_unit", "interconnect_name",
+                 "interconnect_domain", "confidence", "compute_unit_count", "compute_unit_kind", "domain_size", "nvls",
+                 "axis_bw_per_direction", "axis_max_chips", "axis_wraparound_multiple", "peer_bw_per_direction",
+                 "scale_out_bw_per_direction", "scale_out_name", "scale_out_source", "memory_datasheet_bytes", "origin", "raw")
+
     id: str
     name: str
     vendor: str
@@ -61,29 +71,104 @@ class Accelerator:
     link_bw_bidir: float | None  # bytes/s, both directions summed
     link_bw_per_direction: float | None  # bytes/s, one way (= bidir / 2)
     sm_count: int | None
-    aliases: tuple[str, ...] = ()
-    sources: tuple[str, ...] = ()
-    notes: str = ""
-    peak_flops_sparse: dict[str, float] = field(default_factory=dict)
-    memory_gb: float | None = None
-    memory_unit: str = "GB"
-    interconnect_name: str | None = None
-    interconnect_domain: str | None = None
-    confidence: str | None = None
-    compute_unit_count: int | None = None  # SMs (NVIDIA) or CUs (AMD): what GEMM tiles are spread over
-    compute_unit_kind: str | None = None
-    domain_size: int | None = None  # accelerators in one scale-up domain (NVLink/NVSwitch, ...)
-    nvls: bool = False  # NVLink SHARP (in-switch reduction) available
-    axis_bw_per_direction: float | None = None  # torus systems: one-way B/s of a ring along one axis
-    axis_max_chips: int | None = None  # torus systems: the most chips one axis holds
-    axis_wraparound_multiple: int | None = None  # torus systems: an axis has a wraparound link when its length is a multiple of this
-    peer_bw_per_direction: float | None = None  # point-to-point mesh: B/s one way over the link(s) to ONE peer
-    scale_out_bw_per_direction: float | None = None  # network B/s per accelerator, one way
-    scale_out_name: str | None = None
-    scale_out_source: str | None = None
-    memory_datasheet_bytes: float | None = None  # the datasheet capacity when memory_bytes is device-reported
-    origin: str = "content"  # "content" or the path of a user file
-    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    aliases: tuple[str, ...]
+    sources: tuple[str, ...]
+    notes: str
+    peak_flops_sparse: dict[str, float]
+    memory_gb: float | None
+    memory_unit: str
+    interconnect_name: str | None
+    interconnect_domain: str | None
+    confidence: str | None
+    compute_unit_count: int | None  # SMs (NVIDIA) or CUs (AMD): what GEMM tiles are spread over
+    compute_unit_kind: str | None
+    domain_size: int | None  # accelerators in one scale-up domain (NVLink/NVSwitch, ...)
+    nvls: bool  # NVLink SHARP (in-switch reduction) available
+    axis_bw_per_direction: float | None  # torus systems: one-way B/s of a ring along one axis
+    axis_max_chips: int | None  # torus systems: the most chips one axis holds
+    axis_wraparound_multiple: int | None  # torus systems: an axis has a wraparound link when its length is a multiple of this
+    peer_bw_per_direction: float | None  # point-to-point mesh: B/s one way over the link(s) to ONE peer
+    scale_out_bw_per_direction: float | None  # network B/s per accelerator, one way
+    scale_out_name: str | None
+    scale_out_source: str | None
+    memory_datasheet_bytes: float | None  # the datasheet capacity when memory_bytes is device-reported
+    origin: str  # "content" or the path of a user file
+    raw: dict[str, Any]  # the entry as the file gives it (not compared, not in the repr)
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        vendor: str,
+        peak_flops: dict[str, float],
+        mem_bw: float,
+        memory_bytes: float | None,
+        link_bw_bidir: float | None,
+        link_bw_per_direction: float | None,
+        sm_count: int | None,
+        aliases: tuple[str, ...] = (),
+        sources: tuple[str, ...] = (),
+        notes: str = "",
+        peak_flops_sparse: dict[str, float] | None = None,
+        memory_gb: float | None = None,
+        memory_unit: str = "GB",
+        interconnect_name: str | None = None,
+        interconnect_domain: str | None = None,
+        confidence: str | None = None,
+        compute_unit_count: int | None = None,
+        compute_unit_kind: str | None = None,
+        domain_size: int | None = None,
+        nvls: bool = False,
+        axis_bw_per_direction: float | None = None,
+        axis_max_chips: int | None = None,
+        axis_wraparound_multiple: int | None = None,
+        peer_bw_per_direction: float | None = None,
+        scale_out_bw_per_direction: float | None = None,
+        scale_out_name: str | None = None,
+        scale_out_source: str | None = None,
+        memory_datasheet_bytes: float | None = None,
+        origin: str = "content",
+        raw: dict[str, Any] | None = None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "vendor", vendor)
+        object.__setattr__(self, "peak_flops", peak_flops)
+        object.__setattr__(self, "mem_bw", mem_bw)
+        object.__setattr__(self, "memory_bytes", memory_bytes)
+        object.__setattr__(self, "link_bw_bidir", link_bw_bidir)
+        object.__setattr__(self, "link_bw_per_direction", link_bw_per_direction)
+        object.__setattr__(self, "sm_count", sm_count)
+        object.__setattr__(self, "aliases", aliases)
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "peak_flops_sparse", {} if peak_flops_sparse is None else peak_flops_sparse)
+        object.__setattr__(self, "memory_gb", memory_gb)
+        object.__setattr__(self, "memory_unit", memory_unit)
+        object.__setattr__(self, "interconnect_name", interconnect_name)
+        object.__setattr__(self, "interconnect_domain", interconnect_domain)
+        object.__setattr__(self, "confidence", confidence)
+        object.__setattr__(self, "compute_unit_count", compute_unit_count)
+        object.__setattr__(self, "compute_unit_kind", compute_unit_kind)
+        object.__setattr__(self, "domain_size", domain_size)
+        object.__setattr__(self, "nvls", nvls)
+        object.__setattr__(self, "axis_bw_per_direction", axis_bw_per_direction)
+        object.__setattr__(self, "axis_max_chips", axis_max_chips)
+        object.__setattr__(self, "axis_wraparound_multiple", axis_wraparound_multiple)
+        object.__setattr__(self, "peer_bw_per_direction", peer_bw_per_direction)
+        object.__setattr__(self, "scale_out_bw_per_direction", scale_out_bw_per_direction)
+        object.__setattr__(self, "scale_out_name", scale_out_name)
+        object.__setattr__(self, "scale_out_source", scale_out_source)
+        object.__setattr__(self, "memory_datasheet_bytes", memory_datasheet_bytes)
+        object.__setattr__(self, "origin", origin)
+        object.__setattr__(self, "raw", {} if raw is None else raw)
+
+    # As the dataclass it was: the entry it came from (`raw`, last) is neither compared nor shown.
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__[:-1])
+
+    def __repr__(self) -> str:
+        return "Accelerator(" + ", ".join(f"{name}={value!r}" for name, value in zip(self.__slots__, self._values())) + ")"
 
     @property
     def is_user(self) -> bool:
@@ -322,7 +407,15 @@ class Catalog:
 
 
 def _load_yaml(path: Path) -> Any:
-    """A hardware file, bounded in size and in YAML aliases; every problem one line naming it."""
+    """A hardware file, bounded in size and in YAML aliases; every problem one line naming it.
+    Kept parsed between runs while the file is unchanged (studytui.calc.parsed): the entries are
+    checked by `accelerator_from_dict` on every load all the same."""
+    from studytui.calc.parsed import parsed_yaml
+
+    return parsed_yaml(path, "hardware", _parse_yaml)
+
+
+def _parse_yaml(path: Path) -> Any:
     from studytui.core.yamlio import load_user_yaml
 
     return load_user_yaml(path, "a hardware file")
@@ -347,7 +440,9 @@ def builtin_hardware_dir() -> Path:
     from studytui.core import paths
 
     candidate = paths.content_dir(None) / "hardware"
-    if candidate.is_dir() and any(candidate.glob("*.yaml")):
+    from studytui.calc.parsed import yaml_files
+
+    if candidate.is_dir() and yaml_files(candidate):
         return candidate
     for base in (paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"):
         if (base / "hardware").is_dir():
@@ -382,13 +477,82 @@ def _builtin_accelerators(builtin: Path, files: Fingerprint) -> list[Accelerator
     key = (str(builtin), files)
     cached = _BUILTIN.get(key)
     if cached is None:
-        cached = []
-        for path in sorted(builtin.glob("*.yaml"), key=lambda p: (p.name != "nvidia.yaml", p.name)):
-            for entry in _entries(_load_yaml(path), path):
-                cached.append(accelerator_from_dict(entry, "content"))
+        from studytui.calc.parsed import Batch, yaml_files
+
+        paths = sorted(yaml_files(builtin), key=lambda p: (p.name != "nvidia.yaml", p.name))
+        # The accelerators these files make are kept between runs (studytui.calc.parsed), as plain
+        # values: read back, every value is checked for the type its field holds (_from_kept), and
+        # a wrong one means the files are parsed and checked again, as when any of them changed.
+        batch = Batch(paths, "accelerators", _KEPT_CODE)
+        cached = _from_kept(batch.value)
+        if cached is None:
+            batch.start()
+            cached = []
+            for path in paths:
+                for entry in _entries(_parse_yaml(path), path):
+                    cached.append(accelerator_from_dict(entry, "content"))
+            batch.keep([_kept(acc) for acc in cached])
         _BUILTIN.clear()
         _BUILTIN[key] = cached
     return cached
+
+
+# The code that decides what a kept accelerator holds (within the package).
+_KEPT_CODE = ("calc/hardware.py", "calc/units.py", "core/records.py")
+
+# What each field of a kept accelerator may hold, in Accelerator.__slots__ order: text, a number
+# (a float, as `_num` makes every figure), a count, a flag, a list of texts (a tuple when rebuilt),
+# a mapping of text to figure, "?" after a kind for None too; "any": a value of the entry as the
+# file gives it (any plain value).
+_KEPT_KINDS = (
+    "text", "text", "text", "figures", "number", "number?", "number?", "number?", "count?", "texts", "texts", "text",
+    "figures", "number?", "text", "any", "any", "any", "count?", "text?", "count?", "flag", "number?", "count?", "count?",
+    "number?", "number?", "text?", "text?", "number?", "text", "entry",
+)
+
+
+def _kept(acc: Accelerator) -> list[Any]:
+    """An accelerator as plain values, for the cache (the entry it came from last, as it is)."""
+    return [list(value) if isinstance(value, tuple) else value for value in (getattr(acc, name) for name in acc.__slots__)]
+
+
+def _kept_value(value: Any, kind: str) -> Any:
+    """`value` as field kind `kind` holds it; ValueError when it is not one."""
+    if value is None and kind.endswith("?"):
+        return None
+    base = kind.rstrip("?")
+    if base == "any":
+        return value
+    if base == "text" and type(value) is str:
+        return value
+    if base == "number" and type(value) is float:
+        return value
+    if base == "count" and type(value) is int:
+        return value
+    if base == "flag" and type(value) is bool:
+        return value
+    if base == "texts" and type(value) is list and all(type(v) is str for v in value):
+        return tuple(value)
+    if base == "figures" and type(value) is dict and all(type(v) is float for v in value.values()):
+        return value
+    if base == "entry" and type(value) is dict:
+        return value
+    raise ValueError(kind)
+
+
+def _from_kept(rows: Any) -> list[Accelerator] | None:
+    """Accelerators rebuilt from kept rows, each value checked; None when anything is off."""
+    if type(rows) is not list:
+        return None
+    out = []
+    for row in rows:
+        if type(row) is not list or len(row) != len(_KEPT_KINDS):
+            return None
+        try:
+            out.append(Accelerator(*(_kept_value(v, k) for v, k in zip(row, _KEPT_KINDS))))
+        except ValueError:
+            return None
+    return out
 
 
 # While a batch job holds the catalog (`held_catalogs`), each data directory's catalog is read once

@@ -14,7 +14,6 @@ Figures: the device attributes recorded on a real GPU (content/hardware/measured
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,15 +22,19 @@ from studytui.calc.forms import CC_FIELDS, CalcSpec, DataDir, FieldSpec
 from studytui.calc.occupancy import get_cc, measured_device_file
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError, format_size
+from studytui.core.records import FrozenRecord
 
 ATTRIBUTES = ("l2CacheSize", "persistingL2CacheMaxSize", "accessPolicyMaxWindowSize")
 PG_L2 = ("CUDA Programming Guide, 'L2 cache set-aside for persisting accesses' and 'L2 policy for persisting accesses' "
          "(https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#device-memory-l2-access-management)")
 
 
-@dataclass(frozen=True)
-class L2Figures:
+# A plain class, not a dataclass or a typed named tuple: on Python 3.11 their generated code costs up to
+# a millisecond each time this module is imported (studytui.core.records, issue 27).
+class L2Figures(FrozenRecord):
     """A GPU's L2 persistence figures and where each came from."""
+
+    __slots__ = ("l2_bytes", "persisting_max_bytes", "window_max_bytes", "default_limit_bytes", "source", "record", "l2_source")
 
     l2_bytes: int | None
     persisting_max_bytes: int | None
@@ -39,15 +42,32 @@ class L2Figures:
     default_limit_bytes: int | None
     source: str  # the record (device attributes), or why not known
     record: str | None  # the record file
-    l2_source: str = ""  # where the L2 size came from when no record holds it
+    l2_source: str  # where the L2 size came from when no record holds it
+
+    def __init__(
+        self,
+        l2_bytes: int | None,
+        persisting_max_bytes: int | None,
+        window_max_bytes: int | None,
+        default_limit_bytes: int | None,
+        source: str,
+        record: str | None,
+        l2_source: str = "",
+    ) -> None:
+        object.__setattr__(self, "l2_bytes", l2_bytes)
+        object.__setattr__(self, "persisting_max_bytes", persisting_max_bytes)
+        object.__setattr__(self, "window_max_bytes", window_max_bytes)
+        object.__setattr__(self, "default_limit_bytes", default_limit_bytes)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "record", record)
+        object.__setattr__(self, "l2_source", l2_source)
 
 
 @lru_cache(maxsize=8)
 def _read_attributes(path: str) -> tuple[dict[str, int], str, str, int | None]:
-    from studytui.core import fileio
-    from studytui.core.yamlio import safe_load
+    from studytui.calc.parsed import tables_yaml
 
-    raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the device-attribute record"))
+    raw = tables_yaml(path, "the device-attribute record", "gpu", "cannot read the device-attribute record")
     attrs = raw.get("attributes") or raw.get("device_attributes") or {}
     out: dict[str, int] = {}
     for name in ATTRIBUTES:
@@ -63,8 +83,6 @@ def _read_attributes(path: str) -> tuple[dict[str, int], str, str, int | None]:
 
 def l2_figures(accelerator: Any | None, data_dir: DataDir = None) -> L2Figures:
     """What is known of a catalog accelerator's L2 persistence (None: a compute capability alone)."""
-    import yaml
-
     l2_catalog = None
     l2_source = ""
     if accelerator is not None:
@@ -78,7 +96,7 @@ def l2_figures(accelerator: Any | None, data_dir: DataDir = None) -> L2Figures:
                 continue
             try:
                 attrs, name, date, default = _read_attributes(str(path))
-            except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise FieldError("gpu", f"cannot read the device-attribute record {path}: {type(exc).__name__} {exc}") from None
             if "persistingL2CacheMaxSize" not in attrs:
                 continue

@@ -37,9 +37,8 @@ validity test (tests/test_tile_validity.py) can hold them against every row ptxa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from studytui.calc.units import FieldError
+from studytui.core.records import FrozenRecord
 
 PTX_ISA = "PTX ISA 9.0 (https://docs.nvidia.com/cuda/parallel-thread-execution/)"
 CUTLASS_UMMA = "CUTLASS include/cute/arch/mma_sm100_umma.hpp static_asserts (the PTX ISA tcgen05 shape table)"
@@ -207,9 +206,13 @@ def tcgen05_k_rule(kind: str, k: int) -> str:
 # ---- the paths a compute capability has, by data type ------------------------------------------
 
 
-@dataclass(frozen=True)
-class MmaPath:
+# A plain class, not a dataclass or a typed named tuple: on Python 3.11 their generated code costs up to
+# a millisecond each time this module is imported (studytui.core.records, issue 27).
+class MmaPath(FrozenRecord):
     """How one data type reaches the tensor cores of one compute capability."""
+
+    __slots__ = ("instruction", "kind", "k", "m_step", "n_step", "smem_bytes", "acc_bytes", "scale_vector", "scale_type",
+                 "target", "note", "unpacked_bits")
 
     instruction: str  # wgmma.mma_async | tcgen05.mma | mma.sync
     kind: str  # tcgen05 kind, or the PTX operand type (wgmma, mma.sync)
@@ -218,11 +221,39 @@ class MmaPath:
     n_step: int  # tile N must be a multiple of this (before the per-instruction N rule)
     smem_bytes: float  # bytes one A/B element takes in shared memory
     acc_bytes: int  # bytes per accumulator element (fp32/s32 4, fp64 8)
-    scale_vector: int | None = None  # block-scaled kinds: elements per scale factor along K
-    scale_type: str = ""
-    target: str = ""  # the compile target the instruction needs
-    note: str = ""
-    unpacked_bits: int = 0  # fp4/fp6 stored unpacked (one byte each): 4 or 6; 0 otherwise
+    scale_vector: int | None  # block-scaled kinds: elements per scale factor along K
+    scale_type: str
+    target: str  # the compile target the instruction needs
+    note: str
+    unpacked_bits: int  # fp4/fp6 stored unpacked (one byte each): 4 or 6; 0 otherwise
+
+    def __init__(
+        self,
+        instruction: str,
+        kind: str,
+        k: int,
+        m_step: int,
+        n_step: int,
+        smem_bytes: float,
+        acc_bytes: int,
+        scale_vector: int | None = None,
+        scale_type: str = "",
+        target: str = "",
+        note: str = "",
+        unpacked_bits: int = 0,
+    ) -> None:
+        object.__setattr__(self, "instruction", instruction)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "m_step", m_step)
+        object.__setattr__(self, "n_step", n_step)
+        object.__setattr__(self, "smem_bytes", smem_bytes)
+        object.__setattr__(self, "acc_bytes", acc_bytes)
+        object.__setattr__(self, "scale_vector", scale_vector)
+        object.__setattr__(self, "scale_type", scale_type)
+        object.__setattr__(self, "target", target)
+        object.__setattr__(self, "note", note)
+        object.__setattr__(self, "unpacked_bits", unpacked_bits)
 
 
 _F16 = {"fp16": "f16", "bf16": "bf16"}

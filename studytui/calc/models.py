@@ -15,16 +15,25 @@ Conventions:
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from studytui.calc.units import FieldError
 from studytui.core.errors import UsageError
+from studytui.core.records import FrozenRecord
 
 
-@dataclass(frozen=True)
-class ModelParams:
+# The records here are plain classes (studytui.core.records), not frozen dataclasses: the
+# transformer, kv and memory calculators import this module, and on Python 3.11 a dataclass's
+# generated methods cost about a millisecond each time it does (issue 27).
+class ModelParams(FrozenRecord):
+    """A transformer's shape: the dimensions its parameter counts, KV cache and FLOPs follow from."""
+
+    __slots__ = ("layers", "hidden", "intermediate", "heads", "kv_heads", "head_dim", "vocab", "name", "mlp_matrices",
+                 "tied_embeddings", "experts", "active_experts", "shared_experts", "moe_intermediate", "dense_layers",
+                 "mla_kv_rank", "mla_rope_dim", "mla_q_rank", "mla_nope_dim", "mla_v_dim", "sliding_window", "sliding_layers",
+                 "attention_bias", "mlp_bias", "router_bias", "qk_norm", "attention_sinks", "max_position_embeddings")
+
     layers: int
     hidden: int
     intermediate: int  # dense MLP inner size (dense layers; 0 if every layer is MoE)
@@ -32,33 +41,93 @@ class ModelParams:
     kv_heads: int
     head_dim: int
     vocab: int
-    name: str = "custom"
-    mlp_matrices: int = 3  # 3 = gated (SwiGLU: gate, up, down), 2 = plain (up, down)
-    tied_embeddings: bool = False
+    name: str
+    mlp_matrices: int  # 3 = gated (SwiGLU: gate, up, down), 2 = plain (up, down)
+    tied_embeddings: bool
     # Mixture of experts (experts = 0: dense model)
-    experts: int = 0
-    active_experts: int = 0
-    shared_experts: int = 0
-    moe_intermediate: int = 0
-    dense_layers: int = 0  # leading dense layers in an MoE model (DeepSeek first_k_dense_replace)
+    experts: int
+    active_experts: int
+    shared_experts: int
+    moe_intermediate: int
+    dense_layers: int  # leading dense layers in an MoE model (DeepSeek first_k_dense_replace)
     # Multi-head latent attention (mla_kv_rank = 0: ordinary MHA/GQA/MQA)
-    mla_kv_rank: int = 0
-    mla_rope_dim: int = 0
-    mla_q_rank: int = 0  # 0: queries projected directly from the hidden state
-    mla_nope_dim: int = 0  # 0: head_dim
-    mla_v_dim: int = 0  # 0: head_dim
+    mla_kv_rank: int
+    mla_rope_dim: int
+    mla_q_rank: int  # 0: queries projected directly from the hidden state
+    mla_nope_dim: int  # 0: head_dim
+    mla_v_dim: int  # 0: head_dim
     # Sliding-window attention: `sliding_layers` of the layers attend to the last `sliding_window` tokens
-    sliding_window: int = 0
-    sliding_layers: int = 0
+    sliding_window: int
+    sliding_layers: int
     # Small extras that only change parameter counts
-    attention_bias: bool = False  # biases on q, k, v and o projections
-    mlp_bias: bool = False  # biases on MLP / expert projections
-    router_bias: bool = False  # a per-expert bias in the router
-    qk_norm: bool = False  # RMSNorm on q and k per head (Qwen3)
-    attention_sinks: bool = False  # one learned logit per head (gpt-oss)
+    attention_bias: bool  # biases on q, k, v and o projections
+    mlp_bias: bool  # biases on MLP / expert projections
+    router_bias: bool  # a per-expert bias in the router
+    qk_norm: bool  # RMSNorm on q and k per head (Qwen3)
+    attention_sinks: bool  # one learned logit per head (gpt-oss)
     # The longest context the published config declares (config.json max_position_embeddings);
     # 0: not known (custom dims)
-    max_position_embeddings: int = 0
+    max_position_embeddings: int
+
+    def __init__(
+        self,
+        layers: int,
+        hidden: int,
+        intermediate: int,
+        heads: int,
+        kv_heads: int,
+        head_dim: int,
+        vocab: int,
+        name: str = "custom",
+        mlp_matrices: int = 3,
+        tied_embeddings: bool = False,
+        experts: int = 0,
+        active_experts: int = 0,
+        shared_experts: int = 0,
+        moe_intermediate: int = 0,
+        dense_layers: int = 0,
+        mla_kv_rank: int = 0,
+        mla_rope_dim: int = 0,
+        mla_q_rank: int = 0,
+        mla_nope_dim: int = 0,
+        mla_v_dim: int = 0,
+        sliding_window: int = 0,
+        sliding_layers: int = 0,
+        attention_bias: bool = False,
+        mlp_bias: bool = False,
+        router_bias: bool = False,
+        qk_norm: bool = False,
+        attention_sinks: bool = False,
+        max_position_embeddings: int = 0,
+    ) -> None:
+        object.__setattr__(self, "layers", layers)
+        object.__setattr__(self, "hidden", hidden)
+        object.__setattr__(self, "intermediate", intermediate)
+        object.__setattr__(self, "heads", heads)
+        object.__setattr__(self, "kv_heads", kv_heads)
+        object.__setattr__(self, "head_dim", head_dim)
+        object.__setattr__(self, "vocab", vocab)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "mlp_matrices", mlp_matrices)
+        object.__setattr__(self, "tied_embeddings", tied_embeddings)
+        object.__setattr__(self, "experts", experts)
+        object.__setattr__(self, "active_experts", active_experts)
+        object.__setattr__(self, "shared_experts", shared_experts)
+        object.__setattr__(self, "moe_intermediate", moe_intermediate)
+        object.__setattr__(self, "dense_layers", dense_layers)
+        object.__setattr__(self, "mla_kv_rank", mla_kv_rank)
+        object.__setattr__(self, "mla_rope_dim", mla_rope_dim)
+        object.__setattr__(self, "mla_q_rank", mla_q_rank)
+        object.__setattr__(self, "mla_nope_dim", mla_nope_dim)
+        object.__setattr__(self, "mla_v_dim", mla_v_dim)
+        object.__setattr__(self, "sliding_window", sliding_window)
+        object.__setattr__(self, "sliding_layers", sliding_layers)
+        object.__setattr__(self, "attention_bias", attention_bias)
+        object.__setattr__(self, "mlp_bias", mlp_bias)
+        object.__setattr__(self, "router_bias", router_bias)
+        object.__setattr__(self, "qk_norm", qk_norm)
+        object.__setattr__(self, "attention_sinks", attention_sinks)
+        object.__setattr__(self, "max_position_embeddings", max_position_embeddings)
 
     # ---- structure --------------------------------------------------------------------
     @property
@@ -255,11 +324,16 @@ class ModelParams:
         return self.head_dim, self.head_dim
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return self._asdict()
 
 
-@dataclass(frozen=True)
-class ParamCounts:
+class ParamCounts(FrozenRecord):
+    """Parameters by where they sit (ModelParams.counts)."""
+
+    __slots__ = ("total", "active", "active_with_embedding", "embedding", "lm_head", "attention_per_layer",
+                 "dense_mlp_per_layer", "expert", "shared_per_layer", "router_per_layer", "dense_layers", "moe_layers",
+                 "non_expert")
+
     total: int
     active: int
     active_with_embedding: int
@@ -274,20 +348,75 @@ class ParamCounts:
     moe_layers: int
     non_expert: int  # every weight that is not a routed expert (read by every step)
 
+    def __init__(
+        self,
+        total: int,
+        active: int,
+        active_with_embedding: int,
+        embedding: int,
+        lm_head: int,
+        attention_per_layer: int,
+        dense_mlp_per_layer: int,
+        expert: int,
+        shared_per_layer: int,
+        router_per_layer: int,
+        dense_layers: int,
+        moe_layers: int,
+        non_expert: int,
+    ) -> None:
+        object.__setattr__(self, "total", total)
+        object.__setattr__(self, "active", active)
+        object.__setattr__(self, "active_with_embedding", active_with_embedding)
+        object.__setattr__(self, "embedding", embedding)
+        object.__setattr__(self, "lm_head", lm_head)
+        object.__setattr__(self, "attention_per_layer", attention_per_layer)
+        object.__setattr__(self, "dense_mlp_per_layer", dense_mlp_per_layer)
+        object.__setattr__(self, "expert", expert)
+        object.__setattr__(self, "shared_per_layer", shared_per_layer)
+        object.__setattr__(self, "router_per_layer", router_per_layer)
+        object.__setattr__(self, "dense_layers", dense_layers)
+        object.__setattr__(self, "moe_layers", moe_layers)
+        object.__setattr__(self, "non_expert", non_expert)
 
-MODEL_FIELDS = tuple(f.name for f in fields(ModelParams))
+
+MODEL_FIELDS: tuple[str, ...] = ModelParams.__slots__
+# The dimensions a config must give: those without a default (__init__ takes every slot, in order).
+REQUIRED_FIELDS = MODEL_FIELDS[: len(MODEL_FIELDS) - len(ModelParams.__init__.__defaults__ or ())]
 
 
-@dataclass(frozen=True)
-class Preset:
+class Preset(FrozenRecord):
+    """A published model's shape (content/models/<id>.yaml) with the figures its publisher gives."""
+
+    __slots__ = ("id", "name", "params", "sources", "published", "derived", "notes", "aliases")
+
     id: str
     name: str
     params: ModelParams
     sources: tuple[str, ...]
-    published: dict[str, float] = field(default_factory=dict)
-    derived: dict[str, float] = field(default_factory=dict)
-    notes: str = ""
-    aliases: tuple[str, ...] = ()
+    published: dict[str, float]
+    derived: dict[str, float]
+    notes: str
+    aliases: tuple[str, ...]
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        params: ModelParams,
+        sources: tuple[str, ...],
+        published: dict[str, float] | None = None,
+        derived: dict[str, float] | None = None,
+        notes: str = "",
+        aliases: tuple[str, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "published", {} if published is None else published)
+        object.__setattr__(self, "derived", {} if derived is None else derived)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "aliases", aliases)
 
     def derive(self) -> dict[str, float]:
         """The numbers our code derives from the config (what the content file records)."""
@@ -304,7 +433,9 @@ def builtin_models_dir() -> Path:
     from studytui.core import paths
 
     candidate = paths.content_dir(None) / "models"
-    if candidate.is_dir() and any(candidate.glob("*.yaml")):
+    from studytui.calc.parsed import yaml_files
+
+    if candidate.is_dir() and yaml_files(candidate):
         return candidate
     for base in (paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"):
         if (base / "models").is_dir():
@@ -316,13 +447,16 @@ def params_from_config(config: dict[str, Any], name: str, where: str) -> ModelPa
     unknown = set(config) - set(MODEL_FIELDS)
     if unknown:
         raise UsageError(f"{where}: unknown model field(s) {', '.join(sorted(unknown))}")
+    missing = [name for name in REQUIRED_FIELDS if name not in config]
+    if missing:
+        raise UsageError(f"{where}: missing model field(s) {', '.join(missing)}")
     try:
         return ModelParams(**{"name": name, **config})
     except TypeError as exc:
         raise UsageError(f"{where}: {exc}") from None
 
 
-def _preset_from_file(path: Path) -> Preset:
+def _parse_preset(path: Path) -> Any:
     import yaml
 
     from studytui.core import fileio
@@ -330,11 +464,19 @@ def _preset_from_file(path: Path) -> Preset:
 
     text = fileio.read_text_bounded(path, fileio.YAML_LIMIT, "a model preset")
     try:
-        data = safe_load(text)
+        return safe_load(text)
     except AliasError as exc:
         raise UsageError(error_line(exc, str(path)) + "; not read") from None
     except yaml.YAMLError:
         raise UsageError(f"{path}: not valid YAML") from None
+
+
+def _preset_from_file(path: Path) -> Preset:
+    """A preset file, checked. Its YAML is kept parsed between runs while the file is unchanged
+    (studytui.calc.parsed); the checks below run on every load all the same."""
+    from studytui.calc.parsed import parsed_yaml
+
+    data = parsed_yaml(path, "model preset", _parse_preset)
     if not isinstance(data, dict) or "id" not in data or "config" not in data:
         raise UsageError(f"{path}: a model preset needs 'id' and 'config'")
     params = params_from_config(dict(data["config"]), str(data["id"]), str(path))
@@ -360,8 +502,10 @@ def load_presets(models_dir: str | os.PathLike[str] | None = None) -> dict[str, 
     directory = Path(models_dir) if models_dir else builtin_models_dir()
     key = str(directory)
     if key not in _PRESETS:
+        from studytui.calc.parsed import yaml_files
+
         presets = {}
-        for path in sorted(directory.glob("*.yaml")):
+        for path in sorted(yaml_files(directory)):
             preset = _ONE.get(str(path)) or _preset_from_file(path)
             presets[preset.id] = preset
         _PRESETS[key] = presets
@@ -393,4 +537,4 @@ def get_preset(name: str, field_name: str = "model") -> Preset:
 
 def with_overrides(params: ModelParams, **changes: Any) -> ModelParams:
     """A copy of `params` with the given (non-None) dims replaced."""
-    return replace(params, **{k: v for k, v in changes.items() if v is not None})
+    return params._replace(**{k: v for k, v in changes.items() if v is not None})

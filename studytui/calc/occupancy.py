@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -35,6 +34,7 @@ from studytui.calc.forms import CC_FIELDS, CalcSpec, DataDir, FieldSpec
 from studytui.calc.result import Result
 from studytui.calc.units import FieldError
 from studytui.calc.views import Sweep, TextTable
+from studytui.core.records import FrozenRecord
 
 LIMITERS = ("warps", "blocks", "registers", "shared memory")
 _INT_FIELDS = (
@@ -45,9 +45,17 @@ _INT_FIELDS = (
 )
 
 
-@dataclass(frozen=True)
-class ComputeCapability:
+# The records here are plain classes (studytui.core.records), not dataclasses or typed named tuples:
+# on Python 3.11 their generated code costs up to a millisecond each time this module is imported (issue 27).
+class ComputeCapability(FrozenRecord):
     """Per-SM limits of one NVIDIA compute capability (see the YAML for units and sources)."""
+
+    __slots__ = ("cc", "architecture", "examples", "warp_size", "max_threads_per_block", "registers_per_sm",
+                 "max_registers_per_block", "max_registers_per_thread", "register_allocation_unit", "sub_partitions",
+                 "shared_memory_per_block_default", "max_warps_per_sm", "max_blocks_per_sm", "shared_memory_per_sm",
+                 "shared_memory_per_block_optin", "shared_memory_granularity", "reserved_shared_memory_per_block",
+                 "carveout_kib", "cluster_portable", "cluster_non_portable", "tensor_memory", "sources", "notes",
+                 "unified_l1_shared_kib")
 
     cc: str
     architecture: str
@@ -71,8 +79,60 @@ class ComputeCapability:
     cluster_non_portable: int | None
     tensor_memory: dict[str, int] | None
     sources: tuple[str, ...]
-    notes: str = ""
-    unified_l1_shared_kib: int | None = None  # the unified L1 data cache + shared memory array per SM
+    notes: str
+    unified_l1_shared_kib: int | None  # the unified L1 data cache + shared memory array per SM
+
+    def __init__(
+        self,
+        cc: str,
+        architecture: str,
+        examples: str,
+        warp_size: int,
+        max_threads_per_block: int,
+        registers_per_sm: int,
+        max_registers_per_block: int,
+        max_registers_per_thread: int,
+        register_allocation_unit: int,
+        sub_partitions: int,
+        shared_memory_per_block_default: int,
+        max_warps_per_sm: int,
+        max_blocks_per_sm: int,
+        shared_memory_per_sm: int,
+        shared_memory_per_block_optin: int,
+        shared_memory_granularity: int,
+        reserved_shared_memory_per_block: int,
+        carveout_kib: tuple[int, ...],
+        cluster_portable: int | None,
+        cluster_non_portable: int | None,
+        tensor_memory: dict[str, int] | None,
+        sources: tuple[str, ...],
+        notes: str = "",
+        unified_l1_shared_kib: int | None = None,
+    ) -> None:
+        object.__setattr__(self, "cc", cc)
+        object.__setattr__(self, "architecture", architecture)
+        object.__setattr__(self, "examples", examples)
+        object.__setattr__(self, "warp_size", warp_size)
+        object.__setattr__(self, "max_threads_per_block", max_threads_per_block)
+        object.__setattr__(self, "registers_per_sm", registers_per_sm)
+        object.__setattr__(self, "max_registers_per_block", max_registers_per_block)
+        object.__setattr__(self, "max_registers_per_thread", max_registers_per_thread)
+        object.__setattr__(self, "register_allocation_unit", register_allocation_unit)
+        object.__setattr__(self, "sub_partitions", sub_partitions)
+        object.__setattr__(self, "shared_memory_per_block_default", shared_memory_per_block_default)
+        object.__setattr__(self, "max_warps_per_sm", max_warps_per_sm)
+        object.__setattr__(self, "max_blocks_per_sm", max_blocks_per_sm)
+        object.__setattr__(self, "shared_memory_per_sm", shared_memory_per_sm)
+        object.__setattr__(self, "shared_memory_per_block_optin", shared_memory_per_block_optin)
+        object.__setattr__(self, "shared_memory_granularity", shared_memory_granularity)
+        object.__setattr__(self, "reserved_shared_memory_per_block", reserved_shared_memory_per_block)
+        object.__setattr__(self, "carveout_kib", carveout_kib)
+        object.__setattr__(self, "cluster_portable", cluster_portable)
+        object.__setattr__(self, "cluster_non_portable", cluster_non_portable)
+        object.__setattr__(self, "tensor_memory", tensor_memory)
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "notes", notes)
+        object.__setattr__(self, "unified_l1_shared_kib", unified_l1_shared_kib)
 
     @property
     def carveouts(self) -> str:
@@ -93,12 +153,27 @@ class ComputeCapability:
         return out
 
 
-@dataclass(frozen=True)
-class Tables:
+class Tables(FrozenRecord):
+    """The compute-capability tables (content/hardware/compute-capabilities/nvidia.yaml)."""
+
+    __slots__ = ("capabilities", "accelerators", "not_modelled", "sources")
+
     capabilities: dict[str, ComputeCapability]
     accelerators: dict[str, str]  # catalog id -> cc
     not_modelled: dict[str, str]  # catalog id -> reason
     sources: dict[str, dict[str, str]]
+
+    def __init__(
+        self,
+        capabilities: dict[str, ComputeCapability],
+        accelerators: dict[str, str],
+        not_modelled: dict[str, str],
+        sources: dict[str, dict[str, str]],
+    ) -> None:
+        object.__setattr__(self, "capabilities", capabilities)
+        object.__setattr__(self, "accelerators", accelerators)
+        object.__setattr__(self, "not_modelled", not_modelled)
+        object.__setattr__(self, "sources", sources)
 
 
 def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
@@ -119,10 +194,9 @@ def _tables_file(data_dir: str | os.PathLike[str] | None = None) -> Path:
 
 @lru_cache(maxsize=4)
 def _load(path: str) -> Tables:
-    from studytui.core import fileio
-    from studytui.core.yamlio import safe_load
+    from studytui.calc.parsed import tables_yaml
 
-    raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the compute-capability tables"))
+    raw = tables_yaml(path, "the compute-capability tables", "cc", "cannot read the compute-capability tables")
     defaults = raw.get("defaults") or {}
     caps: dict[str, ComputeCapability] = {}
     for row in raw["compute_capabilities"]:
@@ -146,12 +220,10 @@ def _load(path: str) -> Tables:
 
 
 def load_tables(data_dir: str | os.PathLike[str] | None = None) -> Tables:
-    import yaml
-
     path = _tables_file(data_dir)
     try:
         return _load(str(path))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FieldError("cc", f"cannot read the compute-capability tables {path}: {type(exc).__name__} {exc}") from None
 
 
@@ -187,9 +259,11 @@ def _round_up(x: int, unit: int) -> int:
     return -(-x // unit) * unit
 
 
-@dataclass
-class Occupancy:
+class Occupancy(FrozenRecord):
     """Blocks per SM for one launch configuration, with every limit and what was allocated."""
+
+    __slots__ = ("cc", "threads", "regs", "static_smem", "dyn_smem", "warps_per_block", "regs_per_warp", "regs_per_block",
+                 "smem_per_block", "smem_config", "limits", "blocks", "binding", "refused")
 
     cc: ComputeCapability
     threads: int
@@ -203,8 +277,40 @@ class Occupancy:
     smem_config: int  # the carve-out the blocks run in (bytes)
     limits: dict[str, int]  # blocks per SM from each limiter
     blocks: int
-    refused: str = ""  # why not even one block can launch ("" when it can)
-    binding: list[str] = field(default_factory=list)
+    binding: list[str]  # the limiters that give `blocks` (every one of a tie)
+    refused: str  # why not even one block can launch ("" when it can)
+
+    def __init__(
+        self,
+        cc: ComputeCapability,
+        threads: int,
+        regs: int,
+        static_smem: int,
+        dyn_smem: int,
+        warps_per_block: int,
+        regs_per_warp: int,
+        regs_per_block: int,
+        smem_per_block: int,
+        smem_config: int,
+        limits: dict[str, int],
+        blocks: int,
+        binding: list[str],
+        refused: str = "",
+    ) -> None:
+        object.__setattr__(self, "cc", cc)
+        object.__setattr__(self, "threads", threads)
+        object.__setattr__(self, "regs", regs)
+        object.__setattr__(self, "static_smem", static_smem)
+        object.__setattr__(self, "dyn_smem", dyn_smem)
+        object.__setattr__(self, "warps_per_block", warps_per_block)
+        object.__setattr__(self, "regs_per_warp", regs_per_warp)
+        object.__setattr__(self, "regs_per_block", regs_per_block)
+        object.__setattr__(self, "smem_per_block", smem_per_block)
+        object.__setattr__(self, "smem_config", smem_config)
+        object.__setattr__(self, "limits", limits)
+        object.__setattr__(self, "blocks", blocks)
+        object.__setattr__(self, "binding", binding)
+        object.__setattr__(self, "refused", refused)
 
     @property
     def active_warps(self) -> int:
@@ -491,10 +597,11 @@ def parse_cluster(text: Any) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
-@dataclass(frozen=True)
-class ClusterRecord:
+class ClusterRecord(FrozenRecord):
     """cudaOccupancyMaxActiveClusters, recorded on one GPU: clusters that fit at once, by
     (cluster size, blocks per SM)."""
+
+    __slots__ = ("path", "accelerator", "gpu_name", "date", "sm_count", "table", "shapes_agree")
 
     path: Path
     accelerator: str
@@ -503,6 +610,24 @@ class ClusterRecord:
     sm_count: int
     table: dict[tuple[int, int], int]
     shapes_agree: bool  # every recorded shape of a size gave the size's answer
+
+    def __init__(
+        self,
+        path: Path,
+        accelerator: str,
+        gpu_name: str,
+        date: str,
+        sm_count: int,
+        table: dict[tuple[int, int], int],
+        shapes_agree: bool,
+    ) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "accelerator", accelerator)
+        object.__setattr__(self, "gpu_name", gpu_name)
+        object.__setattr__(self, "date", date)
+        object.__setattr__(self, "sm_count", sm_count)
+        object.__setattr__(self, "table", table)
+        object.__setattr__(self, "shapes_agree", shapes_agree)
 
 
 def measured_device_file(accelerator: str, kind: str, data_dir: str | os.PathLike[str] | None = None) -> Path | None:
@@ -530,10 +655,9 @@ def measured_device_file(accelerator: str, kind: str, data_dir: str | os.PathLik
 
 @lru_cache(maxsize=8)
 def _load_cluster_record(path: str) -> ClusterRecord:
-    from studytui.core import fileio
-    from studytui.core.yamlio import safe_load
+    from studytui.calc.parsed import tables_yaml
 
-    raw = safe_load(fileio.read_text_bounded(path, fileio.YAML_LIMIT, "the cluster-capacity record"))
+    raw = tables_yaml(path, "the cluster-capacity record", "cluster", "cannot read the cluster-capacity record")
     table: dict[tuple[int, int], int] = {}
     by_shape: dict[tuple[int, int], set[int]] = {}
     for row in raw["rows"]:
@@ -552,8 +676,6 @@ def _load_cluster_record(path: str) -> ClusterRecord:
 
 def cluster_record(accelerator: str | None, data_dir: str | os.PathLike[str] | None = None) -> ClusterRecord | None:
     """The measured cluster table of a catalog accelerator, if one was recorded."""
-    import yaml
-
     if not accelerator:
         return None
     path = measured_device_file(accelerator, "clusters", data_dir)
@@ -561,7 +683,7 @@ def cluster_record(accelerator: str | None, data_dir: str | os.PathLike[str] | N
         return None
     try:
         return _load_cluster_record(str(path))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (OSError, UnicodeDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FieldError("cluster", f"cannot read the cluster-capacity record {path}: {type(exc).__name__} {exc}") from None
 
 

@@ -343,12 +343,121 @@ _SUMMARIES: PerFileState[dict[str, Any]] = PerFileState()
 
 
 def _summarize_file(path: Path) -> dict[str, Any]:
+    """What `_summary_of` gives, kept between runs while the file is unchanged (a profile is
+    ~100 KB of YAML, with dates PyYAML turns into datetimes, so the summary is kept, not the
+    document): read back, every value is checked (`_decoded`); a wrong shape is built again."""
+    from studytui.calc import parsed
+    from studytui.core import jsoncache
+
+    where = os.path.abspath(path)
+    name = f"measured-summary:{where}"
+    found = parsed.kept(name, [where], _SUMMARY_CODE)
+    if found is not None:
+        try:
+            return _decoded(found, path)
+        except _Malformed:
+            pass
+    taken_at = jsoncache.now()
+    stamps = jsoncache.stamps_of([where])
     data = _load_valid(path)
-    return {
+    summary = {
         "summary": summarize(data), "vendor": _vendor_baselines(data), "source": _source(path, data),
         "evidence": [_five_fields(r) for r in data.get("runs") or [] if isinstance(r, dict)],
         "collectives": collective_table(data),
     }
+    parsed.keep(name, _encoded(summary), stamps, _SUMMARY_CODE, taken_at)
+    return summary
+
+
+# The code that decides what a kept summary holds (the reader, the checks, the summary itself).
+_SUMMARY_CODE = ("calc/profiles.py",)
+
+
+_EVIDENCE_KEYS = ("date", "hardware", "workload", "precision", "baseline", "correctness", "software")  # `_five_fields`
+
+
+class _Malformed(Exception):
+    """A kept summary that is not one `_encoded` wrote: build it from the file again."""
+
+
+def _encoded(summary: dict[str, Any]) -> dict[str, Any]:
+    """`_summarize_file`'s value as plain JSON: maps keyed by GPU count or message size (integers)
+    become lists of [key, value] pairs."""
+    inner = summary["summary"]
+    return {
+        "summary": {**inner, "link_bw_by_gpus": [[n, v] for n, v in inner["link_bw_by_gpus"].items()]},
+        "vendor": summary["vendor"],
+        "source": summary["source"],
+        "evidence": summary["evidence"],
+        "collectives": [[n, {op: [[size, bw] for size, bw in sizes.items()] for op, sizes in ops.items()}]
+                        for n, ops in summary["collectives"].items()],
+    }
+
+
+def _check(ok: bool) -> None:
+    if not ok:
+        raise _Malformed
+
+
+def _mapping(value: Any, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
+    _check(type(value) is dict and (keys is None or list(value) == list(keys)))
+    return value  # type: ignore[no-any-return]
+
+
+def _float(value: Any) -> float:
+    _check(type(value) is float and math.isfinite(value))
+    return value  # type: ignore[no-any-return]
+
+
+def _count(value: Any) -> int:
+    _check(type(value) is int)
+    return value  # type: ignore[no-any-return]
+
+
+def _text(value: Any) -> str:
+    _check(type(value) is str)
+    return value  # type: ignore[no-any-return]
+
+
+def _spread(value: Any) -> dict[str, Any] | None:
+    """An `over_runs` value: None, or median, min, max (floats) and runs (a count)."""
+    if value is None:
+        return None
+    spread = _mapping(value, ("median", "min", "max", "runs"))
+    for key in ("median", "min", "max"):
+        _float(spread[key])
+    _count(spread["runs"])
+    return spread
+
+
+def _pairs(value: Any) -> list[tuple[int, Any]]:
+    _check(type(value) is list and all(type(p) is list and len(p) == 2 and type(p[0]) is int for p in value))
+    return [(p[0], p[1]) for p in value]
+
+
+def _decoded(value: Any, path: Path) -> dict[str, Any]:
+    """A kept summary rebuilt, every value checked for the type `_summarize_file` gives it."""
+    top = _mapping(value, ("summary", "vendor", "source", "evidence", "collectives"))
+    inner = _mapping(top["summary"], ("runs", "peak_flops", "mem_bw", "link_bw_per_direction", "link_bw_by_gpus"))
+    peaks = {_text(d): _spread(v) for d, v in _mapping(inner["peak_flops"]).items()}
+    summary = {
+        "runs": _count(inner["runs"]),
+        "peak_flops": peaks,
+        "mem_bw": _spread(inner["mem_bw"]),
+        "link_bw_per_direction": _spread(inner["link_bw_per_direction"]),
+        "link_bw_by_gpus": {n: _spread(v) for n, v in _pairs(inner["link_bw_by_gpus"])},
+    }
+    vendor = {_text(k): _float(v) for k, v in _mapping(top["vendor"]).items()}
+    evidence = top["evidence"]
+    _check(type(evidence) is list)
+    for run in evidence:
+        _check(all(type(v) is str for v in _mapping(run, _EVIDENCE_KEYS).values()))
+    collectives = {
+        n: {_text(op): {size: _float(bw) for size, bw in _pairs(sizes)} for op, sizes in _mapping(ops).items()}
+        for n, ops in _pairs(top["collectives"])
+    }
+    _check(_text(top["source"]).startswith(f"{path.name} ("))
+    return {"summary": summary, "vendor": vendor, "source": top["source"], "evidence": evidence, "collectives": collectives}
 
 
 def _summary_of(path: Path) -> dict[str, Any]:
@@ -503,8 +612,7 @@ def _five_fields(run: dict[str, Any]) -> dict[str, str]:
     try:
         return _five_fields_described(run)
     except (AttributeError, TypeError, KeyError, ValueError):
-        return {key: str(run.get(key, "")) for key in ("date", "hardware", "workload", "precision", "baseline", "correctness",
-                                                        "software")}
+        return {key: str(run.get(key, "")) for key in _EVIDENCE_KEYS}
 
 
 def _five_fields_described(run: dict[str, Any]) -> dict[str, str]:

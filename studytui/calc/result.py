@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from studytui.core.records import Record
 
-@dataclass
-class Result:
+
+# A plain class, not a dataclass: every calculator imports it, and on Python 3.11 a dataclass's
+# generated methods cost about a millisecond each time it is imported (issue 27).
+class Result(Record):
     """One calculation.
 
     values: JSON-ready numbers in SI units (seconds, bytes, FLOP, FLOP/s, B/s) and short strings.
@@ -16,12 +18,23 @@ class Result:
     assumptions / warnings: sentences a reader must see next to the numbers.
     """
 
-    calculator: str
-    values: dict[str, Any] = field(default_factory=dict)
-    rows: list[tuple[str, str]] = field(default_factory=list)
-    explain: list[str] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("calculator", "values", "rows", "explain", "assumptions", "warnings")
+
+    def __init__(
+        self,
+        calculator: str,
+        values: dict[str, Any] | None = None,
+        rows: list[tuple[str, str]] | None = None,
+        explain: list[str] | None = None,
+        assumptions: list[str] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.calculator = calculator
+        self.values: dict[str, Any] = {} if values is None else values
+        self.rows: list[tuple[str, str]] = [] if rows is None else rows
+        self.explain: list[str] = [] if explain is None else explain
+        self.assumptions: list[str] = [] if assumptions is None else assumptions
+        self.warnings: list[str] = [] if warnings is None else warnings
 
     def row(self, label: str, text: str) -> None:
         self.rows.append((label, text))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from studytui.calc.forms import MEASURED_TIME, CalcSpec, DataDir, FieldSpec, ceilings_for, gpu_fields
 from studytui.calc.result import Result
@@ -15,6 +15,7 @@ from studytui.calc.units import (
     format_size,
     format_time,
 )
+from studytui.core.records import FrozenRecord
 
 if TYPE_CHECKING:
     from studytui.calc.ceilings import Ceilings
@@ -28,15 +29,28 @@ def g(x: float) -> str:
     return f"{x:.4g}"
 
 
-class RooflineTerms(NamedTuple):
+class RooflineTerms(FrozenRecord):
     """A kernel's work and traffic against two ceilings, and what the roofline makes of them.
-    (A NamedTuple, not a dataclass: it is made at import, and this module is imported for
-    `studytui calc roofline --help`.)"""
+    (A plain class, studytui.core.records: this module is imported by most calculators.)"""
+
+    __slots__ = ("flops", "bytes", "peak_flops", "mem_bw")
 
     flops: float
     bytes: float
     peak_flops: float
     mem_bw: float
+
+    def __init__(
+        self,
+        flops: float,
+        bytes: float,
+        peak_flops: float,
+        mem_bw: float,
+    ) -> None:
+        object.__setattr__(self, "flops", flops)
+        object.__setattr__(self, "bytes", bytes)
+        object.__setattr__(self, "peak_flops", peak_flops)
+        object.__setattr__(self, "mem_bw", mem_bw)
 
     @property
     def intensity(self) -> float:

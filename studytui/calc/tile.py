@@ -54,8 +54,8 @@ TMEM_EPILOGUE_COLUMNS = 32
 SM100_EPILOGUE_SOURCE = ("CUTLASS epilogue/collective/builders/sm100_builder.inl, sm100_dense_compute_tile_shape_or_override "
                          "and sm100_dense_dispatch_policy")
 _TILE = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
-_TILE2 = re.compile(r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*$")
-_PAIR = re.compile(r"^\s*(\d+)\s*[/,:]\s*(\d+)\s*$")
+_TILE2 = r"^\s*(\d+)\s*[xX*,]\s*(\d+)\s*$"  # (compiled when used: most runs give neither)
+_PAIR = r"^\s*(\d+)\s*[/,:]\s*(\d+)\s*$"
 
 
 def parse_tile3(text: str) -> tuple[int, int, int]:
@@ -71,7 +71,7 @@ def parse_tile3(text: str) -> tuple[int, int, int]:
 
 
 def parse_tile2(text: str, field: str) -> tuple[int, int]:
-    match = _TILE2.match(str(text))
+    match = re.match(_TILE2, str(text))
     if not match:
         raise FieldError(field, f"{text!r} is not MxN (e.g. 64x32)")
     m, n = (int(g) for g in match.groups())
@@ -105,7 +105,7 @@ def parse_setmaxnreg(text: str | None) -> tuple[int, int] | None:
     key = str(text or "auto").strip().lower()
     if key == "auto":
         return None
-    match = _PAIR.match(key)
+    match = re.match(_PAIR, key)
     if not match:
         raise FieldError("setmaxnreg", f"{text!r} is not PRODUCER/CONSUMER registers per thread (e.g. 40/232) or 'auto'")
     pair = (int(match.group(1)), int(match.group(2)))

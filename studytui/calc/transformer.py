@@ -10,7 +10,6 @@ estimate, not a bound: real kernels can be slower still.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from studytui.calc.dtypes import STORAGE_DTYPES, block_format, dtype_bytes
@@ -37,6 +36,7 @@ from studytui.calc.units import (
     format_size,
     format_time,
 )
+from studytui.core.records import FrozenRecord
 
 if TYPE_CHECKING:
     from studytui.calc.ceilings import Ceilings
@@ -124,8 +124,9 @@ def shard_kv(params: ModelParams, tp: int) -> int:
     return min(tp, params.kv_heads)
 
 
-@dataclass(frozen=True)
-class Layout:
+# A plain class, not a dataclass or a typed named tuple: on Python 3.11 their generated code costs up to
+# a millisecond each time this module is imported (studytui.core.records, issue 27).
+class Layout(FrozenRecord):
     """How one model step is spread over GPUs.
 
     Attention, the dense MLPs and the shared experts are tensor-parallel over `tp` GPUs; with
@@ -135,12 +136,30 @@ class Layout:
     like every other weight.
     """
 
+    __slots__ = ("tp", "ep", "dp", "replicated", "extra_params_per_gpu", "kv_projection_copies")
+
     tp: int
     ep: int
     dp: int
     replicated: tuple[tuple[str, int], ...]  # (what, parameters) every TP rank holds whole
     extra_params_per_gpu: float  # parameters a GPU holds beyond its 1/TP share (replication)
-    kv_projection_copies: int = 1  # TP > KV heads: GPUs holding each KV head's projections
+    kv_projection_copies: int  # TP > KV heads: GPUs holding each KV head's projections
+
+    def __init__(
+        self,
+        tp: int,
+        ep: int,
+        dp: int,
+        replicated: tuple[tuple[str, int], ...],
+        extra_params_per_gpu: float,
+        kv_projection_copies: int = 1,
+    ) -> None:
+        object.__setattr__(self, "tp", tp)
+        object.__setattr__(self, "ep", ep)
+        object.__setattr__(self, "dp", dp)
+        object.__setattr__(self, "replicated", replicated)
+        object.__setattr__(self, "extra_params_per_gpu", extra_params_per_gpu)
+        object.__setattr__(self, "kv_projection_copies", kv_projection_copies)
 
     @property
     def gpus(self) -> int:

@@ -89,12 +89,39 @@ class ArgumentParser(argparse.ArgumentParser):
 def _translate_once() -> None:
     """argparse passes each of its own strings through gettext, which looks for a message catalogue
     on disk at every call (a few stats each, hundreds of calls to build the parser: a tenth of a
-    command's time). Each string is now looked up once per process; the translations are the same."""
+    command's time, and the `locale` module loaded to name the places to look). Where no catalogue
+    for gettext's domain exists at all, every string translates to itself, so argparse is given
+    that directly; else each string is looked up once per process. The translations are the same."""
     translate = getattr(argparse, "_", None)
-    if translate is not None and not hasattr(translate, "cache_info"):
-        from functools import lru_cache
+    if translate is None or hasattr(translate, "cache_info") or translate is _untranslated:
+        return
+    if not _catalogues_exist():
+        argparse._ = _untranslated  # type: ignore[attr-defined]
+        return
+    from functools import lru_cache
 
-        argparse._ = lru_cache(maxsize=None)(translate)  # type: ignore[attr-defined]
+    argparse._ = lru_cache(maxsize=None)(translate)  # type: ignore[attr-defined]
+
+
+def _untranslated(message: str) -> str:
+    return message
+
+
+def _catalogues_exist() -> bool:
+    """Whether gettext could find any catalogue for its current domain (`messages` unless a
+    program set another) in that domain's folder, in any language: `<dir>/<lang>/LC_MESSAGES/
+    <domain>.mo`, the only files gettext reads. A folder that cannot be listed counts as holding one."""
+    import gettext
+
+    domain = gettext.textdomain()
+    folder = gettext.bindtextdomain(domain)  # (asks; changes nothing)
+    try:
+        languages = os.listdir(folder)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return any(os.path.isfile(os.path.join(folder, lang, "LC_MESSAGES", f"{domain}.mo")) for lang in languages)
 
 
 def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
@@ -123,10 +150,12 @@ def build_parser(argv: Sequence[str] | None = None) -> ArgumentParser:
     for name in (COMMANDS[command],) if command is not None else COMMAND_MODULES:
         # Every group ships with the package: a missing one is a packaging error, never hidden.
         importlib.import_module(name).register(sub, named)
-    if command is not None:  # the other groups' commands still exist, as bare names (their modules not imported)
+    if command is not None:  # the other groups' commands still exist, as names (their modules not imported)
+        from studytui.cli.parsing import add_placeholder
+
         for other, module in COMMANDS.items():
-            if module != COMMANDS[command] and other not in sub.choices:
-                sub.add_parser(other, add_help=False)
+            if module != COMMANDS[command]:
+                add_placeholder(sub, other)
     return parser
 
 
@@ -158,6 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _app_only_args(argv)
     if args is None:
         args = build_parser(argv).parse_args(argv)
+        if getattr(args, "unplanned", False):  # argparse read another command word than we did
+            args = build_parser(None).parse_args(argv)
     if args.command is not None and getattr(args, "app_readme", None):
         sys.stderr.write("studytui: error: --readme opens the app on what changed in the guide; "
                          "with a command, use 'studytui guide diff FILE' instead\n")

@@ -5,12 +5,11 @@ Rich is imported lazily so `--json` paths stay fast.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 # The one escaping rule and `plural` (studytui.core.text), re-exported: CLI modules print through this module.
 from studytui.core.text import (  # noqa: F401
@@ -36,10 +35,129 @@ def console() -> Console:
     return Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR")) or None)
 
 
+class LinePrinter:
+    """A stand-in for the console that keeps the lines of text it is given and prints them all
+    with one Console.print, for a report of many short lines (`plan`, `show`): Rich's
+    bookkeeping for one print (its options, the terminal's size, the buffer) costs about as much
+    as drawing a line, and drawing the lines joined is the same text, styles and all.
+
+    `print(text, soft_wrap=True)` of a rich.text.Text with no justification, wrapping or ending
+    of its own, and `print()`, are kept; anything else is printed at once, after what is kept
+    (`flush`, also on leaving a `with` block). `width` is the console's, read once."""
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+        self.width = con.width
+        self._lines: list[Any] = []
+
+    def print(self, *objects: Any, soft_wrap: bool = False, **options: Any) -> None:
+        from rich.text import Text
+
+        if not options and not objects:
+            self._lines.append(Text())
+            return
+        if not options and soft_wrap and len(objects) == 1 and type(objects[0]) is Text:
+            text = objects[0]
+            if (text.justify is None and text.overflow is None and text.no_wrap is None and text.end == "\n"
+                    and text.tab_size is None):
+                self._lines.append(text)
+                return
+        self.flush()
+        self.con.print(*objects, soft_wrap=soft_wrap, **options)
+
+    def flush(self) -> None:
+        if self._lines:
+            from rich.text import Text
+
+            lines, self._lines = self._lines, []
+            self.con.print(Text("\n").join(lines), soft_wrap=True)
+
+    def __enter__(self) -> LinePrinter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.flush()
+
+
 def print_json(obj: Any) -> None:
     """`obj` as JSON; DEL, C1 and bidi controls in its strings as \\u escapes (`json_escaped`), so
     a name from a catalog or the learner's file never acts on the terminal, and decodes the same."""
-    sys.stdout.write(json_escaped(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)) + "\n")
+    sys.stdout.write(json_text(obj) + "\n")
+
+
+def json_text(obj: Any) -> str:
+    """`json_escaped(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False))`, the same
+    text, written without json's indenting encoder: with `indent` json encodes in Python, a
+    generator per list and dict, which was most of `list --json`'s own time (issue 27). Strings
+    go through json's C encoder and are escaped one by one (only a string can hold a character
+    `json_escaped` rewrites); a value json would refuse is refused the same way, by json itself."""
+    from json.encoder import encode_basestring
+
+    parts: list[str] = []
+    put = parts.append
+    keys: dict[str, str] = {}  # the same few keys in every object: each encoded once
+
+    def string(text: str) -> str:
+        out = encode_basestring(text)
+        return out if text.isascii() and "\x7f" not in text else json_escaped(out)
+
+    def write(value: Any, indent: str) -> None:
+        kind = type(value)
+        if kind is str:
+            put(string(value))
+        elif kind is dict and value and all(type(key) is str for key in value):
+            inner = indent + "  "
+            between = ",\n" + inner
+            put("{\n" + inner)
+            first = True
+            for key, item in value.items():
+                head = keys.get(key)
+                if head is None:
+                    head = keys[key] = string(key) + ": "
+                put(head if first else between + head)
+                first = False
+                write(item, inner)
+            put("\n" + indent + "}")
+        elif kind is list or kind is tuple or kind is dict and not value:
+            if not value:
+                put("{}" if kind is dict else "[]")
+                return
+            inner = indent + "  "
+            if all(type(item) is str for item in value):
+                put("[\n" + inner + (",\n" + inner).join(map(string, value)) + "\n" + indent + "]")
+                return
+            put("[\n" + inner)
+            for i, item in enumerate(value):
+                if i:
+                    put(",\n" + inner)
+                write(item, inner)
+            put("\n" + indent + "]")
+        elif value is None:
+            put("null")
+        elif value is True:
+            put("true")
+        elif value is False:
+            put("false")
+        elif kind is int:
+            put(int.__repr__(value))
+        elif kind is float and value == value and value not in (_INF, -_INF):
+            put(float.__repr__(value))
+        else:  # NaN, an infinity, an empty or unusual object, a subclass: json's own answer
+            _json_fallback(parts, value, indent)
+
+    write(obj, "")
+    return "".join(parts)
+
+
+def _json_fallback(parts: list[str], value: Any, indent: str) -> None:
+    """What json.dumps(indent=2) writes for `value` at this depth (or the error it raises)."""
+    import json
+
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, indent=2)
+    parts.append(json_escaped(text.replace("\n", "\n" + indent)))
+
+
+_INF = float("inf")
 
 
 def hyperlink(url: str, text: str | None = None) -> str:
@@ -66,15 +184,17 @@ def wrap_words(text: str, width: int, first: str = "", rest: str | None = None, 
     from rich.cells import cell_len
 
     rest = " " * cell_len(first) if rest is None else rest
-    spans = sorted({k.strip() for k in keep if k and k.strip() and " " in k.strip()}, key=len, reverse=True)
-    token = re.compile("(?:" + "".join(re.escape(k) + "|" for k in spans) + r"\S)+") if spans else None
+    token: Any = None  # the pattern of a word or kept span, compiled when a paragraph must be filled
     lines: list[str] = []
     for paragraph in text.split("\n"):
         line, empty = (rest if lines else first), True
         if cell_len(line) + cell_len(paragraph.strip()) <= width:
             lines.append((line + paragraph.strip()).rstrip())  # fits: its own spacing kept
             continue
-        words = paragraph.split() if token is None else token.findall(paragraph)
+        if token is None:
+            spans = sorted({k.strip() for k in keep if k and k.strip() and " " in k.strip()}, key=len, reverse=True)
+            token = re.compile("(?:" + "".join(re.escape(k) + "|" for k in spans) + r"\S)+") if spans else False
+        words = paragraph.split() if token is False else token.findall(paragraph)
         words.reverse()
         while words:
             word = words.pop()
@@ -159,3 +279,332 @@ def print_parts(parts: list[str], sep: str = "  ", style: str | None = None, con
     joined = sep.join(parts)
     for line in [joined] if cell_len(joined) <= con.width else parts:
         con.print(Text(line, style=style or ""), soft_wrap=True)
+
+
+# -- aligned columns --------------------------------------------------------------------------
+#
+# `print_table` draws what `rich.table.Table(box=None, pad_edge=False)` drew for our commands, the
+# same characters and styles at every width (tests/test_cli_output_speed.py compares the two),
+# without rich.table: Table measures every cell through Measurement and Padding and renders every
+# cell through render_lines, which was most of `list`'s time for its 137 rows (issue 27). Here a
+# cell whose lines fit its column is measured with cell_len and drawn as segments directly; only a
+# cell that must wrap or be cut (a long title at 80 columns) goes through Rich's own rendering.
+
+
+class Column:
+    """One column of `print_table`, with the meaning rich.table.Column gives these settings.
+    (A plain class: a NamedTuple or a dataclass costs more to define than a command spends here.)"""
+
+    __slots__ = ("header", "justify", "style", "no_wrap", "width", "min_width", "max_width", "overflow", "header_style")
+
+    def __init__(self, header: str = "", justify: str = "left", style: str = "", no_wrap: bool = False,
+                 width: int | None = None, min_width: int | None = None, max_width: int | None = None,
+                 overflow: str = "ellipsis", header_style: str = "") -> None:
+        self.header = header
+        self.justify = justify  # "left" or "right" (any other goes through Rich)
+        self.style = style
+        self.no_wrap = no_wrap
+        self.width = width  # fixed width of the text (padding not included)
+        self.min_width = min_width
+        self.max_width = max_width
+        self.overflow = overflow
+        self.header_style = header_style
+
+    def __repr__(self) -> str:
+        return f"Column({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
+
+
+# Characters rich.text.Text drops (bell, backspace, vertical tab, form feed, carriage return) and
+# the tab it expands: a cell holding one is drawn by Rich itself.
+_TEXT_CONTROLS = frozenset("\x07\x08\x0b\x0c\x0d\t")
+# Where str.splitlines (Text's measure) breaks a line and Text's wrapping does not.
+_OTHER_BREAKS = frozenset("\x1c\x1d\x1e\x85\u2028\u2029")
+# A cell with none of these is one line that Text keeps as it is.
+_NOT_PLAIN = _TEXT_CONTROLS | _OTHER_BREAKS | {"\n"}
+
+
+# A cell as print_table reads it: (plain text, the text's own style ("" for none), its spans,
+# the rich.text.Text (None for a str), its lines, the cell_len of each, and the widest line as
+# Text.__rich_measure__ measures it).
+_Cell = tuple
+
+
+def print_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any]], header_style: str = "bold",
+                show_header: bool = True, collapse_padding: bool = False) -> None:
+    """Rows of cells (a str is plain text, never markup; or a rich.text.Text) in aligned columns,
+    one cell of padding either side of each column but the table's outer edges, the header in
+    `header_style`, sized to the console's width: at most the widest cell in each column, and
+    where the columns do not fit, the ones that may wrap are narrowed (widest first) and their
+    cells wrapped, as rich.table.Table(box=None, pad_edge=False) sizes and draws them."""
+    from rich.cells import cell_len
+    from rich.segment import Segment
+    from rich.style import Style
+
+    count = len(columns)
+    if not count:
+        con.print()
+        return
+    table = [[c.header for c in columns], *rows] if show_header else list(rows)
+    limit = con.width
+    # (left, right) padding of each column: pad_edge=False drops the outer ones; collapse_padding
+    # keeps one cell between columns. Rich counts the same total in a column's width.
+    pads = [(0 if i == 0 or collapse_padding else 1, 0 if i == count - 1 else 1) for i in range(count)]
+    cells = [[_cell(value, cell_len) for value in row] for row in table]
+    widest = [max((row[i][6] for row in cells), default=None) for i in range(count)]
+    widths = [_column_width(columns[i], widest[i], sum(pads[i]), limit) or 1 for i in range(count)]
+    if sum(widths) > limit:
+        widths = _collapse(widths, [c.width is None and not c.no_wrap for c in columns], limit)
+        if sum(widths) > limit:  # Rich's last resort: every column narrowed evenly
+            from rich._ratio import ratio_reduce
+
+            widths = ratio_reduce(sum(widths) - limit, [1] * count, widths, widths)
+        widths = [_column_width(columns[i], widest[i], sum(pads[i]), w) for i, w in enumerate(widths)]
+    get_style = con.get_style
+    null = Style.null()
+    head = get_style(header_style or "")
+    body_styles = [get_style(c.style or "") for c in columns]
+    head_styles = [head + get_style(c.header_style or "") for c in columns]
+    options = None
+    out: list[Any] = []
+    new_line = Segment.line()
+    for index, row in enumerate(cells):
+        header = show_header and index == 0
+        styles = head_styles if header else body_styles
+        drawn = []
+        for i, cell in enumerate(row):
+            left, right = pads[i]
+            lines = _fast_cell(con, get_style, null, Segment, cell, columns[i], widths[i], left, right, styles[i])
+            if lines is None:
+                if options is None:
+                    options = con.options
+                lines = _rich_cell(con, options, cell, columns[i], widths[i], left, right, styles[i])
+            drawn.append(lines)
+        height = max(len(lines) for lines in drawn)
+        if not height:  # no cell drew a line (columns narrowed to nothing): one blank line, as Rich
+            drawn = [[[Segment(" " * w)]] for w in widths]
+            height = 1
+        for i, lines in enumerate(drawn):
+            if len(lines) < height:  # the header sits at the bottom of its row, a cell at the top
+                blank = [[Segment(" " * widths[i], styles[i])]] * (height - len(lines))
+                drawn[i] = blank + lines if header else lines + blank
+        for n in range(height):
+            plain = ""  # unstyled text is written as it is: runs of it go out as one segment
+            for lines in drawn:
+                for segment in lines[n]:
+                    if segment.style or segment.control:
+                        if plain:
+                            out.append(Segment(plain))
+                            plain = ""
+                        out.append(segment)
+                    else:
+                        plain += segment.text
+            if plain:
+                out.append(Segment(plain))
+            out.append(new_line)
+    # Lines are never wider than the console unless the columns' minimums are (Rich then crops).
+    con.print(_Segments(out), crop=sum(widths) > limit)
+
+
+class _Segments:
+    """Segments already laid out in lines, printed as they are."""
+
+    def __init__(self, segments: list[Any]) -> None:
+        self.segments = segments
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        return self.segments
+
+
+def _cell(value: Any, cell_len: Any) -> _Cell:
+    if isinstance(value, str):
+        if _NOT_PLAIN.isdisjoint(value):  # the usual cell: one line, nothing Rich would drop or expand
+            size = cell_len(value)
+            return value, "", (), None, [value], [size], size
+        if _TEXT_CONTROLS.isdisjoint(value):
+            lines = value.split("\n")
+            sizes = [cell_len(line) for line in lines]
+            widest = max(sizes) if _OTHER_BREAKS.isdisjoint(value) else _widest(value, cell_len)
+            return value, "", (), None, lines, sizes, widest
+        from rich.text import Text
+
+        value = Text(value)  # drops the control characters as Rich would
+    plain = value.plain
+    if _NOT_PLAIN.isdisjoint(plain):
+        size = cell_len(plain)
+        return plain, value.style, value.spans, value, [plain], [size], size
+    lines = plain.split("\n")
+    sizes = [cell_len(line) for line in lines]
+    widest = max(sizes) if _OTHER_BREAKS.isdisjoint(plain) else _widest(plain, cell_len)
+    return plain, value.style, value.spans, value, lines, sizes, widest
+
+
+def _widest(plain: str, cell_len: Any) -> int:
+    return max((cell_len(line) for line in plain.splitlines()), default=0)
+
+
+def _column_width(column: Column, widest: int | None, pad: int, limit: int) -> int:
+    """The width Table._measure_column gives a column under `limit` (its maximum), padding
+    included: the widest cell and its padding (a fixed width and its padding), within the
+    column's minimum and maximum, never over the limit."""
+    if limit < 1:
+        return 0
+    if column.width is not None:
+        return min(column.width + pad, limit)
+    high = limit if widest is None else min(widest + pad, limit)
+    if column.min_width is not None:
+        high = max(high, column.min_width + pad, 0)
+    if column.max_width is not None:
+        high = min(high, column.max_width + pad)
+    return high
+
+
+def _collapse(widths: list[int], wrapable: list[bool], limit: int) -> list[int]:
+    """Table._collapse_widths: the widest wrapable columns narrowed, down to the next widest in
+    turn, until the table fits (or no wrapable column is left to narrow)."""
+    total = sum(widths)
+    excess = total - limit
+    if not any(wrapable):
+        return widths
+    if wrapable.count(True) == 1:  # the usual table (one column of titles): it alone gives way
+        at = wrapable.index(True)
+        return [max(0, w - excess) if i == at else w for i, w in enumerate(widths)] if total else widths
+    from rich._ratio import ratio_reduce  # (its module imports fractions and decimal)
+
+    while total and excess > 0:
+        widest = max(w for w, ok in zip(widths, wrapable) if ok)
+        second = max(w if ok and w != widest else 0 for w, ok in zip(widths, wrapable))
+        ratios = [1 if (w == widest and ok) else 0 for w, ok in zip(widths, wrapable)]
+        if not any(ratios) or not widest - second:
+            break
+        widths = ratio_reduce(excess, ratios, [min(excess, widest - second)] * len(widths), widths)
+        total = sum(widths)
+        excess = total - limit
+    return widths
+
+
+def _fast_cell(con: Any, get_style: Any, null: Any, Segment: Any, cell: _Cell, column: Column, width: int, left: int,
+               right: int, style: Any) -> list[list[Any]] | None:
+    """The lines of a cell drawn as Rich draws them (each line justified with spaces in the text's
+    own style, the column's style over all), wrapped or cut to its column by Text.wrap where a
+    line does not fit; None for a cell only Rich's own rendering draws (a tab, a justification
+    other than left or right)."""
+    plain, base_name, spans, text, parts, sizes, _widest = cell
+    inner = width - left - right
+    justify = (text.justify if text is not None else None) or column.justify
+    if inner < 1 or justify not in ("left", "right"):
+        return None
+    if text is not None and not _TEXT_CONTROLS.isdisjoint(plain):
+        return None
+    base = get_style(base_name, default=null) if base_name else null
+    lefts, rights = " " * left, " " * right
+    if max(sizes) > inner:
+        return _wrapped(con, get_style, null, Segment, cell, column, justify, inner, style, lefts, rights)
+    if not spans:
+        plain_cell = not style and not base
+        drawn = []
+        for part, size in zip(parts, sizes):
+            if justify == "right":
+                stripped = part.rstrip()
+                if len(stripped) != len(part):
+                    from rich.cells import cell_len
+
+                    part, size = stripped, cell_len(stripped)
+                part = " " * (inner - size) + part
+            else:
+                part = part + " " * (inner - size)
+            if plain_cell:
+                drawn.append([Segment(lefts + part + rights)])
+            else:
+                line = [Segment(lefts, style)] if left else []
+                line.append(Segment(part, style + base))
+                if right:
+                    line.append(Segment(rights, style))
+                drawn.append(line)
+        return drawn
+    # Spans: each within one line (as Text.divide leaves them), none empty.
+    lines = []
+    start = 0
+    placed = 0
+    for part in parts:
+        end = start + len(part)
+        own = [(s - start, e - start, st) for s, e, st in spans if start <= s < end]
+        if any(e > len(part) or e <= s for s, e, _st in own):
+            return None
+        placed += len(own)
+        lines.append((part, own))
+        start = end + 1
+    if placed != len(spans):
+        return None
+    from rich.cells import cell_len
+
+    drawn = []
+    for part, own in lines:
+        size = cell_len(part)
+        if justify == "right":
+            stripped = part.rstrip()
+            if len(stripped) < len(part):
+                own = [(s, min(e, len(stripped)), st) for s, e, st in own if s < len(stripped)]
+                part = stripped
+                size = cell_len(part)
+            shift = inner - size
+            part = " " * shift + part
+            own = [(s + shift, e + shift, st) for s, e, st in own]
+        else:
+            part = part + " " * (inner - size)
+        drawn.append(_draw(Segment, get_style, null, part, base, own, style, lefts, rights))
+    return drawn
+
+
+def _wrapped(con: Any, get_style: Any, null: Any, Segment: Any, cell: _Cell, column: Column, justify: str, inner: int,
+             style: Any, lefts: str, rights: str) -> list[list[Any]] | None:
+    """A cell with a line wider than its column: wrapped (or cut, for no_wrap) by Text.wrap as
+    Text.__rich_console__ would; None where a line does not come out exactly as wide as the column."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    text = cell[3] if cell[3] is not None else Text(cell[0])
+    no_wrap = text.no_wrap if text.no_wrap is not None else column.no_wrap
+    overflow: Any = text.overflow or column.overflow
+    how: Any = justify
+    drawn = []
+    for line in text.wrap(con, inner, justify=how, overflow=overflow, no_wrap=no_wrap):
+        part = line.plain
+        if cell_len(part) != inner:
+            return None
+        base = get_style(line.style, default=null) if line.style else null
+        drawn.append(_draw(Segment, get_style, null, part, base, [tuple(span) for span in line.spans], style, lefts, rights))
+    return drawn
+
+
+def _draw(Segment: Any, get_style: Any, null: Any, part: str, base: Any, own: list, style: Any, lefts: str,
+          rights: str) -> list[Any]:
+    """One justified line of a cell: a segment for each stretch between span boundaries (as
+    Text.render divides it), in the text's style and its spans', the column's style over all."""
+    line = [Segment(lefts, style)] if lefts else []
+    if not own:
+        line.append(Segment(part, style + base))
+    else:
+        marks = sorted({0, len(part), *(s for s, _e, _st in own), *(e for _s, e, _st in own)})
+        styled = [(s, e, get_style(st, default=null)) for s, e, st in own]
+        for at, to in zip(marks, marks[1:]):
+            current = base
+            for s, e, st in styled:
+                if s <= at and to <= e:
+                    current = current + st
+            line.append(Segment(part[at:to], style + current))
+    if rights:
+        line.append(Segment(rights, style))
+    return line
+
+
+def _rich_cell(con: Any, options: Any, cell: _Cell, column: Column, width: int, left: int, right: int,
+               style: Any) -> list[list[Any]]:
+    """A cell drawn by Rich, exactly as rich.table draws one: padded, wrapped or cut to the column."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    renderable = cell[3] if cell[3] is not None else Text(cell[0])
+    cell_options = options.update(width=width, justify=column.justify, no_wrap=column.no_wrap, overflow=column.overflow,
+                                  height=None, highlight=False)
+    lines: list[list[Any]] = con.render_lines(Padding(renderable, (0, right, 0, left)), cell_options, style=style)
+    return lines

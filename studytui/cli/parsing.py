@@ -2,9 +2,9 @@
 
 argparse builds every argument of every command up front; for `studytui next` that was a tenth of
 the whole command's time. `only_named` wraps a group's subparsers: a command the command line does
-not name gets a bare parser (listed in `--help` and in "invalid choice" messages, as before) and
-its arguments are not built. A command line that names none of the group's commands (`--help`,
-a typo) gets every command in full. The command that runs is always named (argparse matches
+not name stands on one shared placeholder parser (`placeholder`: still a choice, named in "invalid
+choice" messages) and its arguments are not built. A command line that names none of the group's
+commands (`--help`, a typo) gets every command in full. The command that runs is always named (argparse matches
 command names exactly), so it always has all its arguments.
 """
 
@@ -32,6 +32,28 @@ class _Unbuilt:
         return None
 
 
+_PLACEHOLDER: list[argparse.ArgumentParser] = []
+
+
+def placeholder() -> argparse.ArgumentParser:
+    """The one parser every command this command line does not run stands on: building a bare
+    parser for each of twenty names took more than the command that runs (issue 27). Argparse
+    only reaches it if it reads the command word differently from `studytui.cli.named_command`;
+    then it takes the rest of the line and marks the result `unplanned`, and the whole parser is
+    built and run instead."""
+    if not _PLACEHOLDER:
+        bare = argparse.ArgumentParser(prog="studytui", add_help=False, formatter_class=HelpFormatter)
+        bare.add_argument("rest", nargs=argparse.REMAINDER)
+        bare.set_defaults(unplanned=True)
+        _PLACEHOLDER.append(bare)
+    return _PLACEHOLDER[0]
+
+
+def add_placeholder(sub: argparse._SubParsersAction, name: str) -> None:
+    """`name` known to `sub` (listed among the choices argparse names), standing on `placeholder()`."""
+    sub.choices.setdefault(name, placeholder())  # type: ignore[union-attr]  # (the subparsers' name map)
+
+
 class _OnlyNamed:
     def __init__(self, sub: argparse._SubParsersAction, named: frozenset[str]) -> None:
         self._sub = sub
@@ -40,7 +62,7 @@ class _OnlyNamed:
     def add_parser(self, name: str, **kwargs: Any) -> Any:
         if name in self._named:
             return self._sub.add_parser(name, **kwargs)
-        self._sub.add_parser(name, help=kwargs.get("help"))
+        add_placeholder(self._sub, name)
         return _Unbuilt()
 
 
@@ -92,5 +114,29 @@ class ChoiceSafeHelp:
         return help_lines(text, width)
 
 
+def terminal_columns() -> int:
+    """The width argparse would give its help: COLUMNS when set to a number, else the terminal's
+    width, else 80 (what `shutil.get_terminal_size` returns, read without importing shutil:
+    argparse makes a formatter for every argument added, and shutil brings bz2 and lzma)."""
+    import os
+    import sys
+
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]  # as shutil asks
+        except (AttributeError, ValueError, OSError):  # (no stdout, closed, detached, not a terminal)
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 class HelpFormatter(ChoiceSafeHelp, argparse.HelpFormatter):
     """argparse's formatter with option help wrapped by `help_lines` (every studytui parser)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None) -> None:
+        if width is None:
+            width = terminal_columns() - 2  # argparse's own margin
+        super().__init__(prog, indent_increment, max_help_position, width)

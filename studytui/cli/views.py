@@ -13,19 +13,16 @@ def print_practice_progress(info: dict[str, Any] | None) -> None:
     when no problems load."""
     if not info:
         return
-    from rich.table import Table
     from rich.text import Text
 
-    from studytui.cli.output import console
+    from studytui.cli.output import Column, console, print_table
 
     con = console()
-    table = Table(box=None, header_style="bold", pad_edge=False, title=None)
-    table.add_column("practice", no_wrap=True, overflow="ellipsis", max_width=max(12, con.width - 30))
-    table.add_column("mastery", justify="right", no_wrap=True)
-    table.add_column("%", justify="right", no_wrap=True)
-    table.add_column("due", justify="right", no_wrap=True)
-    for m in info["sections"]:
-        table.add_row(Text(m["title"]), f"{m['mastered']}/{m['problems']}", f"{100 * m['mastery']:.0f}%", str(m["due"]))
+    columns = [Column("practice", no_wrap=True, overflow="ellipsis", max_width=max(12, con.width - 30)),
+               Column("mastery", justify="right", no_wrap=True), Column("%", justify="right", no_wrap=True),
+               Column("due", justify="right", no_wrap=True)]
+    rows = [[Text(m["title"]), f"{m['mastered']}/{m['problems']}", f"{100 * m['mastery']:.0f}%", str(m["due"])]
+            for m in info["sections"]]
     con.print()
-    con.print(table)
+    print_table(con, columns, rows)
     con.print(Text(f"{info['due']} problem(s) due for review: studytui practice due", style="dim"))

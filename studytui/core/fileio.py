@@ -18,9 +18,8 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Mapping
+from typing import BinaryIO, Callable, Mapping, NamedTuple
 
 from studytui.core.errors import StudyError, UsageError
 
@@ -255,8 +254,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
 NO_EDITOR = "no editor set: export VISUAL or EDITOR"
 
 
-@dataclass(frozen=True)
-class EditedText:
+class EditedText(NamedTuple):
     """What the editor left: `text`, still kept in the temporary file `path` until the caller
     has saved it (then `discard()`); a refused save names `path`, so nothing typed is lost."""
 

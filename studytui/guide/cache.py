@@ -4,8 +4,9 @@ Parsing the guide's YAML (a dozen files, PyYAML's constructor) cost more than th
 command, and a learner who puts `studytui next` in a shell prompt pays it on every prompt. So
 once the guide has loaded without a problem it is kept as JSON in `paths.cache_dir()`
 (`STUDYTUI_CACHE_DIR` overrides it; tests point it at a temporary folder), one file per content
-folder, and read back while nothing it was built from has changed. The cache holds only what the
-content files say, never a learner's data: deleting it at any time costs one slower run.
+folder, through the primitives every such cache shares (`studytui/core/jsoncache.py`), and read
+back while nothing it was built from has changed. The cache holds only what the content files
+say, never a learner's data: deleting it at any time costs one slower run.
 
 A cache file is never trusted blindly. It is used only when every one of these holds; otherwise
 the guide is parsed from the YAML again and the file is written anew:
@@ -33,43 +34,79 @@ from __future__ import annotations
 
 import json
 import os
-import stat
+import re
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from studytui import __version__
-from studytui.core.filestate import FullStamp, content_stamp
+from studytui.core import jsoncache
+from studytui.core.errors import ContentError
+from studytui.core.filestate import FullStamp
+from studytui.core.jsoncache import Invalid, Stamps, racy, sha256_hex, unchanged
 from studytui.guide.model import Claim, Entry, GlossaryTerm, Guide, Policy, Section, Subsection, TryIt
 
 FORMAT = 1
-MAX_BYTES = 32 * 1024 * 1024
-RACY_S = 2.0
 SUBDIR = "guide"
 # The modules whose code decides what a guide parsed from the YAML holds.
-CODE_FILES = ("guide/loader.py", "guide/model.py", "core/yamlio.py", "guide/cache.py")  # within the package
+CODE_FILES = ("guide/loader.py", "guide/model.py", "core/yamlio.py", "guide/cache.py", "core/jsoncache.py")  # within the package
 
-Stamps = list[tuple[str, FullStamp | None]]
+__all__ = ["Invalid", "Stamps", "racy", "sha256_hex", "unchanged", "read", "write", "cache_file", "code_stamps"]
 
 
-class Invalid(Exception):
-    """The cache file is not one this code wrote for this content: rebuild it."""
+# -- the loader's rules that a kept guide is checked against ------------------------------------
+# Content text reaches terminals and browsers: no control characters anywhere (an ESC in a title
+# would be a terminal command), and none at all, tabs and line breaks included, in one-line fields.
+# Here rather than in loader.py, which uses them too: a warm run checks the kept guide with them
+# and never imports the loader.
+CONTROL_IN_PROSE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def display(path: Path) -> str:
+    """How a content file is named in messages and in `Entry.source_file`: relative to the
+    working folder when it is inside it, else its whole path."""
+    rel = os.path.relpath(path)
+    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+
+
+# -- loading: kept in this process, kept by an earlier run, or parsed --------------------------
+
+# Guides loaded in this process, by resolved content folder: (the stamps they were built from, guide).
+_LOADED: dict[str, tuple[list[tuple[str, FullStamp | None]], Guide]] = {}
+
+
+def load_guide(content_dir: str | os.PathLike[str] | None = None) -> Guide:
+    """The validated guide. Raises ContentError listing `FILE:LINE: message` problems.
+
+    The same Guide object while no file it was built from has changed; else the one kept by an
+    earlier run (the cache), else the YAML parsed and validated again (and the cache written)."""
+    import time
+
+    from studytui.core.paths import content_dir as resolve
+
+    root = resolve(content_dir).resolve()
+    key = str(root)
+    kept = _LOADED.get(key)
+    if kept is not None and unchanged(kept[0]):
+        return kept[1]
+    _LOADED.pop(key, None)
+    hit = read(root)
+    if hit is not None:
+        _LOADED[key] = (hit[1], hit[0])
+        return hit[0]
+    taken_at = time.time()
+    from studytui.guide import loader
+
+    parsed = loader.parse_content(root)
+    if parsed.guide is None:
+        raise ContentError(parsed.problems or [f"{root}: content could not be loaded"])
+    write(root, parsed.guide, parsed.stamps, taken_at)
+    if not racy(parsed.stamps, taken_at):
+        _LOADED[key] = (parsed.stamps, parsed.guide)
+    return parsed.guide
 
 
 # -- where -------------------------------------------------------------------------------------
-
-
-def sha256_hex(data: bytes) -> str:
-    """SHA-256 of `data`, in hex. CPython's own implementation where it has one (the module
-    `random` uses): hashlib loads OpenSSL first, a few milliseconds on every command."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found, unused-ignore]  # Python >= 3.12
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found, no-redef, unused-ignore]  # Python <= 3.11
-        except ImportError:
-            from hashlib import sha256  # type: ignore[no-redef, unused-ignore]
-    return str(sha256(data).hexdigest())
 
 
 def cache_file(content_root: Path) -> Path:
@@ -81,32 +118,7 @@ def cache_file(content_root: Path) -> Path:
 
 
 def code_stamps() -> Stamps:
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return [(os.path.join(package, name), content_stamp(os.path.join(package, name))) for name in CODE_FILES]
-
-
-def unchanged(stamps: Stamps) -> bool:
-    """True when every (path, stamp) still has that stamp (a file that cannot be stamped never matches)."""
-    return all(stamp is not None and content_stamp(path) == stamp for path, stamp in stamps)
-
-
-def _stamps(rows: Any) -> Stamps:
-    """A header's [[path, mtime_ns, ctime_ns, size, inode], ...] as Stamps (Invalid if malformed)."""
-    if type(rows) is not list or not rows:
-        raise Invalid("stamps")
-    out: Stamps = []
-    for row in rows:
-        if type(row) is not list or len(row) != 5 or type(row[0]) is not str or any(type(v) is not int for v in row[1:]):
-            raise Invalid("stamps")
-        out.append((row[0], (row[1], row[2], row[3], row[4])))
-    return out
-
-
-def racy(stamps: Stamps, taken_at: float) -> bool:
-    """True when a file was changed within RACY_S seconds of when its stamp was taken (or could
-    not be stamped): a second change that soon may leave the stamp as it was."""
-    limit = int((taken_at - RACY_S) * 1e9)
-    return any(stamp is None or max(stamp[0], stamp[1]) > limit for _, stamp in stamps)
+    return jsoncache.code_stamps(CODE_FILES)
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -117,7 +129,7 @@ def read(content_root: Path) -> tuple[Guide, Stamps] | None:
     valid; else None (never raises)."""
     try:
         path = cache_file(content_root)
-        raw = _read_private(path)
+        raw = jsoncache.read_private(path)
         if raw is None:
             return None
         return decode(raw, content_root)
@@ -125,49 +137,12 @@ def read(content_root: Path) -> tuple[Guide, Stamps] | None:
         return None
 
 
-def _read_private(path: Path) -> bytes | None:
-    """The file's bytes if it is a regular file of ours that nobody else can write, else None."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_BYTES or st.st_mode & 0o022:
-            return None
-        getuid = getattr(os, "getuid", None)
-        if getuid is not None and st.st_uid != getuid():
-            return None
-        chunks = []
-        left = MAX_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-        return data if len(data) <= MAX_BYTES else None
-    finally:
-        os.close(fd)
-
-
 def decode(raw: bytes, content_root: Path) -> tuple[Guide, Stamps]:
     """Rebuild the guide from a cache file's bytes; Invalid (or a JSON error) when anything is off."""
-    head, sep, payload = raw.partition(b"\n")
-    if not sep:
-        raise Invalid("no payload")
-    header = json.loads(head)
-    if not isinstance(header, dict):
-        raise Invalid("header")
-    if header.get("format") != FORMAT or header.get("studytui") != __version__:
-        raise Invalid("another format or version")
-    if header.get("content_dir") != str(content_root):
-        raise Invalid("another content folder")
-    if header.get("bytes") != len(payload) or header.get("sha256") != sha256_hex(payload):
-        raise Invalid("digest")
-    files, code = _stamps(header.get("files")), _stamps(header.get("code"))
+    header, payload = jsoncache.header_and_payload(raw)
+    if header.get("guide_format") != FORMAT or header.get("content_dir") != str(content_root):
+        raise Invalid("another guide format or content folder")
+    files, code = jsoncache.parse_stamps(header.get("files")), jsoncache.parse_stamps(header.get("code"))
     if code != code_stamps():
         raise Invalid("the loader's code changed")
     if files[0][0] != str(content_root / "guide.yaml") or not unchanged(files):
@@ -192,7 +167,7 @@ def write(content_root: Path, guide: Guide, stamps: Stamps, taken_at: float) -> 
     except (Invalid, TypeError, ValueError, KeyError, IndexError, RecursionError):
         return False
     try:
-        _write_private(cache_file(content_root), raw)
+        jsoncache.write_private(cache_file(content_root), raw)
     except OSError:
         return False
     return True
@@ -201,45 +176,16 @@ def write(content_root: Path, guide: Guide, stamps: Stamps, taken_at: float) -> 
 def encode(content_root: Path, guide: Guide, stamps: Stamps, code: Stamps) -> bytes:
     files = [path for path, _ in stamps]
     payload = json.dumps(_plain_guide(guide, files), ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    header = {
-        "format": FORMAT,
-        "studytui": __version__,
-        "content_dir": str(content_root),
-        "files": [[path, *stamp] for path, stamp in stamps if stamp is not None],
-        "code": [[path, *stamp] for path, stamp in code if stamp is not None],
-        "bytes": len(payload),
-        "sha256": sha256_hex(payload),
-    }
-    return json.dumps(header, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n" + payload
+    header = {"guide_format": FORMAT, "content_dir": str(content_root),
+              "files": jsoncache.stamp_rows(stamps), "code": jsoncache.stamp_rows(code)}
+    return jsoncache.framed(header, payload)
 
 
 def decode_unchecked(raw: bytes, content_root: Path) -> Guide:
     """The payload of `raw` rebuilt without looking at the stamps (the write's own round trip)."""
     head, _, payload = raw.partition(b"\n")
     header = json.loads(head)
-    return _guide(json.loads(payload), [path for path, _ in _stamps(header["files"])], str(content_root))
-
-
-def _write_private(path: Path, raw: bytes) -> None:
-    """Atomically replace `path` with `raw`, 0600 in a 0700 directory (no fsync: a cache)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(tmp, flags, 0o600)
-    except FileExistsError:
-        os.unlink(tmp)  # left by a process of ours with this pid that died mid-write
-        fd = os.open(tmp, flags, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    return _guide(json.loads(payload), [path for path, _ in jsoncache.parse_stamps(header["files"])], str(content_root))
 
 
 # -- the model as plain values, and back ---------------------------------------------------------
@@ -289,14 +235,12 @@ def _table(objects: Any, schema: tuple[tuple[str, str], ...], files: list[str]) 
     return {name: [_value(o, name, kind, files) for o in objects] for name, kind in schema if kind not in _NESTED}
 
 
-def _file_of(display: str, files: list[str]) -> str:
-    """The stamped path whose display form (loader._display) is `display`."""
-    from studytui.guide.loader import _display
-
+def _file_of(shown: str, files: list[str]) -> str:
+    """The stamped path whose display form (`display`) is `shown`."""
     for path in files:
-        if _display(Path(path)) == display:
+        if display(Path(path)) == shown:
             return path
-    raise Invalid(f"no stamped file for {display!r}")
+    raise Invalid(f"no stamped file for {shown!r}")
 
 
 _NESTED = ("subsections", "entries", "sections", "glossary", "policy")
@@ -326,20 +270,24 @@ _TYPES = {LINE: _TEXT, PROSE: _TEXT, OPT_LINE: frozenset({str, _NONE}), OPT_PROS
 
 class _Rebuild:
     """Turns the JSON columns back into the model, checking every value (Invalid at the first
-    wrong one): its type, and the loader's control-character rule for its text. The checks run a
-    column at a time, so a warm load stays a few milliseconds."""
+    wrong one): its type, and the loader's control-character rule for its text. The types are
+    checked a column at a time and the texts gathered, one search for each rule over all of them
+    at the end (`checked`), so a warm load stays a few milliseconds."""
 
     def __init__(self, files: list[str]) -> None:
-        from studytui.guide.loader import _CONTROL_IN_LINE, _CONTROL_IN_PROSE, _display
-
-        self.displays = [_display(Path(f)) for f in files]
-        self.line = _CONTROL_IN_LINE.search
-        self.prose = _CONTROL_IN_PROSE.search
+        self.displays = [display(Path(f)) for f in files]
+        self.line = CONTROL_IN_LINE.search
+        self.prose = CONTROL_IN_PROSE.search
+        self.lines: list[str] = []  # texts under the "line" rule, then under the "prose" rule
+        self.proses: list[str] = []
 
     def texts(self, values: Any, kind: str) -> None:
-        """Invalid when a text breaks the rule for its kind (`values`: text, or None for optional kinds)."""
-        joined = " ".join(filter(None, values))
-        if (self.line if kind in (LINE, OPT_LINE, LINES) else self.prose)(joined):
+        """Gather texts for the rule of their kind (`values`: text, or None for optional kinds)."""
+        (self.lines if kind in (LINE, OPT_LINE, LINES) else self.proses).extend(filter(None, values))
+
+    def checked(self) -> None:
+        """Invalid when a gathered text breaks the rule for its kind."""
+        if self.line(" ".join(self.lines)) or self.prose(" ".join(self.proses)):
             raise Invalid("a control character")
 
     def columns(self, data: Any, schema: tuple[tuple[str, str], ...], extra: tuple[str, ...] = ()) -> list[list[Any]]:
@@ -429,8 +377,10 @@ class _Rebuild:
         sid, stitle, intro, ordered, verified, source = sec_cols
         sections = tuple(map(Section, sid, stitle, intro, self.split(subsections, sec_counts), ordered, verified, source))
         glossary = tuple(map(GlossaryTerm, *self.columns(data["glossary"], TERM_SCHEMA)))
+        policy = Policy(*self.record(data["policy"], POLICY_SCHEMA))
+        self.checked()
         return Guide(title=title, source_repo=repo, license=license_, sections=sections, glossary=glossary,
-                     policy=Policy(*self.record(data["policy"], POLICY_SCHEMA)), content_dir=content_dir)
+                     policy=policy, content_dir=content_dir)
 
 
 def _guide(data: Any, files: list[str], content_dir: str) -> Guide:

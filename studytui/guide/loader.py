@@ -3,9 +3,9 @@
 Every problem is reported as `FILE:LINE: message`. `load_guide` raises ContentError on any
 problem; `parse_content` returns the problems instead (used by `studytui check`).
 
-`load_guide` parses the YAML only when it must: a guide loaded in this process is kept while its
-files keep their stamps, and a guide loaded by an earlier run is read back from the cache
-(`cache.py`, issue 27). PyYAML is imported only when a file is parsed.
+`load_guide` (in `cache.py`, re-exported here) parses the YAML only when it must: a guide loaded
+in this process is kept while its files keep their stamps, and a guide loaded by an earlier run is
+read back from the cache (issue 27). PyYAML is imported only when a file is parsed.
 """
 
 from __future__ import annotations
@@ -19,6 +19,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from studytui.core.errors import ContentError
 from studytui.core.filestate import FullStamp, content_stamp
+
+# The guide as a command gets it (`load_guide`: kept, cached or parsed), the two rules for text and
+# how a file is named in messages live in cache.py, so a warm run never imports this module.
+from studytui.guide.cache import _LOADED, load_guide  # noqa: F401  (re-exported: the loader's API)
+from studytui.guide.cache import CONTROL_IN_LINE as _CONTROL_IN_LINE
+from studytui.guide.cache import CONTROL_IN_PROSE as _CONTROL_IN_PROSE
+from studytui.guide.cache import display as _display
 from studytui.guide.model import (
     ALL_KINDS,
     CLAIM_FIELDS,
@@ -72,11 +79,6 @@ class _Reporter:
         self.problems.append(f"{yf.where(path)}: {message}")
 
 
-def _display(path: Path) -> str:
-    rel = os.path.relpath(path)
-    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
-
-
 def _as_date(value: Any) -> str | None:
     if value is None:
         return None
@@ -102,10 +104,6 @@ def _is_https(url: Any) -> bool:
     )
 
 
-# Content text reaches terminals and browsers: no control characters anywhere (an ESC in a title
-# would be a terminal command), and none at all, tabs and line breaks included, in one-line fields.
-_CONTROL_IN_PROSE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f]")
 ONE_LINE_FIELDS = {
     "id", "title", "url", "kind", "role", "date", "year", "term", "authors", "tags", "aliases",
     "also_names", "related_urls", "calc", "label", "verified_on", "see", "sections", "glossary", "policy",
@@ -482,37 +480,3 @@ def parse_content(content_dir: str | os.PathLike[str] | Path) -> Parsed:
     builder = _Builder(Path(content_dir))
     guide = builder.build()
     return Parsed(guide=guide, problems=builder.report.problems, files=builder.files, stamps=builder.stamps)
-
-
-# Guides loaded in this process, by resolved content folder: (the stamps they were built from, guide).
-_LOADED: dict[str, tuple[list[tuple[str, FullStamp | None]], Guide]] = {}
-
-
-def load_guide(content_dir: str | os.PathLike[str] | None = None) -> Guide:
-    """The validated guide. Raises ContentError listing `FILE:LINE: message` problems.
-
-    The same Guide object while no file it was built from has changed; else the one kept by an
-    earlier run (the cache), else the YAML parsed and validated again (and the cache written)."""
-    import time
-
-    from studytui.core.paths import content_dir as resolve
-    from studytui.guide import cache
-
-    root = resolve(content_dir).resolve()
-    key = str(root)
-    kept = _LOADED.get(key)
-    if kept is not None and cache.unchanged(kept[0]):
-        return kept[1]
-    _LOADED.pop(key, None)
-    hit = cache.read(root)
-    if hit is not None:
-        _LOADED[key] = (hit[1], hit[0])
-        return hit[0]
-    taken_at = time.time()
-    parsed = parse_content(root)
-    if parsed.guide is None:
-        raise ContentError(parsed.problems or [f"{root}: content could not be loaded"])
-    cache.write(root, parsed.guide, parsed.stamps, taken_at)
-    if not cache.racy(parsed.stamps, taken_at):
-        _LOADED[key] = (parsed.stamps, parsed.guide)
-    return parsed.guide

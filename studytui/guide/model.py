@@ -1,13 +1,19 @@
-"""The content model: the guide as plain, immutable dataclasses.
+"""The content model: the guide as plain, immutable records.
 
 Everything here is pure Python so the CLI, the store, the calculators and the TUI can share it
 without importing Textual.
+
+The records are typed named tuples (`_replace` makes a changed copy, `_fields` names the
+fields) and the guide a plain class (`replaced`, `Guide.FIELDS`), not dataclasses, because every
+command builds this module first: on Python 3.11 a frozen dataclass costs about a millisecond to
+create (its methods are generated and compiled at import), a named tuple a fifth of that, and
+this module's records were a tenth of a command's whole start-up (issue 27).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple
 
 # The kinds of source the guide's policy counts as core (introducing paper, defining spec or
 # official docs, implementing repository, direct implementer report). `kind` itself is our own
@@ -22,8 +28,7 @@ CLAIM_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness", 
 PLACEMENTS = ("inferred",)
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     """A performance number written in content, with the five fields that make it admissible."""
 
     value: str
@@ -36,17 +41,15 @@ class Claim:
     algorithm: str  # the method or kernel variant measured
 
 
-@dataclass(frozen=True)
-class TryIt:
+class TryIt(NamedTuple):
     """A link from an entry to a calculator with preset inputs (issue: calculators in the TUI)."""
 
     calc: str
-    args: dict[str, Any] = field(default_factory=dict)
+    args: Mapping[str, Any] = MappingProxyType({})  # (read-only: a default shared by every link)
     label: str = ""
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One item of the reading list."""
 
     id: str
@@ -58,7 +61,9 @@ class Entry:
     section_title: str
     subsection_id: str
     subsection_title: str | None
-    index: int  # position in guide order, 0-based, over all entries
+    # Position in guide order, 0-based, over all entries (the field hides tuple.index, which
+    # nothing calls on an entry).
+    index: int  # type: ignore[assignment]
     authors: tuple[str, ...] = ()
     year: int | None = None
     tags: tuple[str, ...] = ()
@@ -120,15 +125,13 @@ class Entry:
         }
 
 
-@dataclass(frozen=True)
-class Subsection:
+class Subsection(NamedTuple):
     id: str
     title: str | None
     entries: tuple[Entry, ...]
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     id: str
     title: str
     intro: str
@@ -142,8 +145,7 @@ class Section:
         return tuple(e for sub in self.subsections for e in sub.entries)
 
 
-@dataclass(frozen=True)
-class GlossaryTerm:
+class GlossaryTerm(NamedTuple):
     id: str
     term: str
     definition: str
@@ -151,8 +153,7 @@ class GlossaryTerm:
     aliases: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(NamedTuple):
     """The source policy, in our own words."""
 
     text: str
@@ -160,20 +161,23 @@ class Policy:
     claim_fields: tuple[str, ...]
 
 
-@dataclass
 class Guide:
-    """The whole guide: sections in order, a flat entry list, the glossary and the policy."""
+    """The whole guide: sections in order, a flat entry list, the glossary and the policy.
 
-    title: str
-    source_repo: str
-    license: str
-    sections: tuple[Section, ...]
-    glossary: tuple[GlossaryTerm, ...]
-    policy: Policy
-    content_dir: str
-    _by_id: dict[str, Entry] = field(default_factory=dict, repr=False)
+    A plain class (equal when its seven fields are), not a dataclass: see the module's note."""
 
-    def __post_init__(self) -> None:
+    __slots__ = ("title", "source_repo", "license", "sections", "glossary", "policy", "content_dir", "entries", "_by_id")
+    FIELDS = ("title", "source_repo", "license", "sections", "glossary", "policy", "content_dir")
+
+    def __init__(self, title: str, source_repo: str, license: str, sections: tuple[Section, ...],
+                 glossary: tuple[GlossaryTerm, ...], policy: Policy, content_dir: str) -> None:
+        self.title = title
+        self.source_repo = source_repo
+        self.license = license
+        self.sections = sections
+        self.glossary = glossary
+        self.policy = policy
+        self.content_dir = content_dir
         self.entries: tuple[Entry, ...] = tuple(e for s in self.sections for e in s.entries)
         by_id: dict[str, Entry] = {}
         for e in self.entries:
@@ -182,6 +186,24 @@ class Guide:
             for alias in e.aliases:
                 by_id.setdefault(alias, e)
         self._by_id = by_id
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable-looking, as the dataclass was: unhashable)
+
+    def __repr__(self) -> str:
+        return f"Guide(title={self.title!r}, {len(self.sections)} sections, {len(self.entries)} entries, content_dir={self.content_dir!r})"
+
+    def replaced(self, **changes: Any) -> Guide:
+        """A copy with some of the seven fields changed (as `_replace` on the records)."""
+        values = {name: getattr(self, name) for name in self.FIELDS}
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"Guide has no field {sorted(unknown)[0]!r}")
+        return Guide(**{**values, **changes})
 
     def get(self, entry_id: str) -> Entry | None:
         """An entry by id or by one of its old ids (aliases)."""

@@ -9,9 +9,10 @@ of the peaks (`peak_tflops` in TFLOP/s or `peak_flops` in FLOP/s).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from studytui.core.records import Record
 
 # Names the driver reports that do not share their tokens with the catalog's marketing names.
 DEVICE_NAME_ALIASES = {
@@ -25,14 +26,33 @@ DEVICE_NAME_ALIASES = {
 _VENDOR_WORDS = {"nvidia", "amd", "intel", "google"}
 
 
-@dataclass
-class VendorFigures:
+# A plain class, not a dataclass: on Python 3.11 a dataclass's generated methods cost about a
+# millisecond each time its module is imported (issue 27).
+class VendorFigures(Record):
+    __slots__ = ("id", "name", "peak_flops", "mem_bw", "link_bw_per_direction", "sources")
+
     id: str
     name: str
-    peak_flops: dict[str, float] = field(default_factory=dict)  # dtype -> FLOP/s, dense
-    mem_bw: float | None = None  # B/s
-    link_bw_per_direction: float | None = None  # B/s, one way (catalog figures are bidirectional)
-    sources: list[str] = field(default_factory=list)
+    peak_flops: dict[str, float]  # dtype -> FLOP/s, dense
+    mem_bw: float | None  # B/s
+    link_bw_per_direction: float | None  # B/s, one way (catalog figures are bidirectional)
+    sources: list[str]
+
+    def __init__(
+        self,
+        id: str,
+        name: str,
+        peak_flops: dict[str, float] | None = None,
+        mem_bw: float | None = None,
+        link_bw_per_direction: float | None = None,
+        sources: list[str] | None = None,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.peak_flops = {} if peak_flops is None else peak_flops
+        self.mem_bw = mem_bw
+        self.link_bw_per_direction = link_bw_per_direction
+        self.sources = [] if sources is None else sources
 
 
 def _tokens(text: str) -> set[str]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 import re
 
-from studytui.calc import units as u
 from studytui.core.errors import UsageError
 
 # unit -> (family, SI factor). Families decide which parser reads an answer that carries a unit.
@@ -37,10 +36,8 @@ UNITS: dict[str, tuple[str, float]] = {
 _FIELD = "answer"
 MAX_ANSWER = 60  # characters: a longer "number" is a paste accident, and is not echoed back
 _NUMBER = re.compile(r"^\s*[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
-_PARSERS = {
-    "time": u.parse_time, "size": u.parse_size, "rate": u.parse_rate, "flops": u.parse_flops,
-    "flops_rate": u.parse_flops_rate,
-}
+# family -> the parser in studytui.calc.units (imported when an answer is read, not for a listing)
+_PARSERS = {"time": "parse_time", "size": "parse_size", "rate": "parse_rate", "flops": "parse_flops", "flops_rate": "parse_flops_rate"}
 
 
 def unit_label(unit: str) -> str:
@@ -138,7 +135,9 @@ def parse_answer(text: str, unit: str) -> float:
             )
         value = float(raw.replace("_", "")) * factor
     elif family in _PARSERS:
-        value = _PARSERS[family](raw, _FIELD)
+        from studytui.calc import units as u
+
+        value = getattr(u, _PARSERS[family])(raw, _FIELD)
     else:
         value = _count(raw, unit, factor)
     if not math.isfinite(value):
@@ -158,6 +157,8 @@ def _count(raw: str, unit: str, factor: float) -> float:
         body = re.sub(r"(?i)flops?\s*/\s*(b|byte)$", "", body).strip()
     if _NUMBER.match(body):
         return float(body.replace("_", "")) * factor
+    from studytui.calc import units as u
+
     try:
         return u.parse_count(body, _FIELD, allow_zero=True) * factor  # '1.5k', '2M'
     except u.FieldError:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from studytui.core.errors import UsageError
+from studytui.core.records import Record
 from studytui.practice.answers import format_value, parse_answer, percent_text, rounds_to, tolerance_text
 from studytui.practice.model import Variant, render
 
@@ -24,34 +24,46 @@ class ProblemBroken(UsageError):
     """The calculator refused this variant or gave no usable answer (a content bug `check` catches)."""
 
 
-@dataclass
-class Expected:
+class Expected(Record):
     """The right answer for one variant: a number (SI) or a choice label, and the worked solution."""
 
-    value: float | None = None
-    choice: str | None = None
-    explain: list[str] = field(default_factory=list)
-    per_choice: dict[str, float] = field(default_factory=dict)  # picking problems: each run's answer
+    __slots__ = ("value", "choice", "explain", "per_choice")
+
+    def __init__(self, value: float | None = None, choice: str | None = None, explain: list[str] | None = None,
+                 per_choice: dict[str, float] | None = None) -> None:
+        self.value = value
+        self.choice = choice
+        self.explain: list[str] = [] if explain is None else explain
+        self.per_choice: dict[str, float] = {} if per_choice is None else per_choice  # picking problems: each run's answer
 
     def display(self, unit: str) -> str:
         return self.choice if self.choice is not None else format_value(self.value or 0.0, unit)
 
 
-@dataclass
-class Grade:
-    problem_id: str
-    seed: int
-    answer: str
-    correct: bool
-    expected: Expected
-    given: float | None = None  # numeric answers, SI
-    relative_error: float | None = None
-    hint: str | None = None  # the next hint after a miss, in order
-    solution: list[str] = field(default_factory=list)
-    unit: str = ""
-    slips: tuple[tuple[float, str], ...] = ()  # the problem's own slips for this variant: (slipped / right, what it means)
-    counted: bool = True  # False: this variant was settled first (answered right, or its solution shown): graded, not recorded
-    after_miss: bool = False  # right, but this variant was missed before: the review records the lapse, mastery does not count it
+class Grade(Record):
+    """One answer graded: right or not, the expected answer, the next hint and the solution."""
+
+    __slots__ = ("problem_id", "seed", "answer", "correct", "expected", "given", "relative_error", "hint", "solution", "unit",
+                 "slips", "counted", "after_miss")
+
+    def __init__(self, problem_id: str, seed: int, answer: str, correct: bool, expected: Expected, given: float | None = None,
+                 relative_error: float | None = None, hint: str | None = None, solution: list[str] | None = None, unit: str = "",
+                 slips: tuple[tuple[float, str], ...] = (), counted: bool = True, after_miss: bool = False) -> None:
+        self.problem_id = problem_id
+        self.seed = seed
+        self.answer = answer
+        self.correct = correct
+        self.expected = expected
+        self.given = given  # numeric answers, SI
+        self.relative_error = relative_error
+        self.hint = hint  # the next hint after a miss, in order
+        self.solution: list[str] = [] if solution is None else solution
+        self.unit = unit
+        self.slips = slips  # the problem's own slips for this variant: (slipped / right, what it means)
+        # False: this variant was settled first (answered right, or its solution shown): graded, not recorded
+        self.counted = counted
+        # right, but this variant was missed before: the review records the lapse, mastery does not count it
+        self.after_miss = after_miss
 
     @property
     def mastered(self) -> bool:

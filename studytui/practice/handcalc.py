@@ -19,8 +19,7 @@ import ast
 import functools
 import math
 import re
-from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 from studytui.core.errors import UsageError
 
@@ -47,8 +46,10 @@ class HandError(UsageError):
     """An expression that is not plain arithmetic, or that names something undefined."""
 
 
-@dataclass(frozen=True)
-class Literal:
+class Literal(NamedTuple):
+    """A number as written in an expression. (A named tuple: cheaper to create at import than a
+    frozen dataclass, see practice/model.py.)"""
+
     value: float
     exponent: bool  # the exponent of a power of 2 or 10 (2**30): a unit constant, not a stated number
 

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from studytui.core.errors import ContentError
-from studytui.core.yamlio import YamlFile, YamlPath
 from studytui.practice.answers import UNITS
 from studytui.practice.model import (
     DEFAULT_MARGIN,
@@ -28,6 +25,10 @@ from studytui.practice.model import (
     Problem,
 )
 
+if TYPE_CHECKING:  # PyYAML and the YAML reader load only when the problems are parsed (not from the cache)
+    from studytui.core.jsoncache import Stamps
+    from studytui.core.yamlio import YamlFile, YamlPath
+
 PROBLEMS_DIR = "problems"
 FILE_KEYS = {"section", "problems"}
 PROBLEM_KEYS = {
@@ -39,11 +40,21 @@ GIVEN_SOURCES = ("gpu", "model", "cc")
 GIVEN_KEYS = {"gpu", "model", "cc", "figures", "as", "name", "text", "value"}
 
 
-@dataclass
 class ProblemSet:
-    problems: tuple[Problem, ...] = ()
-    files: dict[str, YamlFile] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
+    """The problems of a content folder, with the errors found and the parsed files (for their
+    lines; none when the set came from the cache, which holds only sets without an error). A
+    plain class: a dataclass's generated methods cost a millisecond at import (model.py)."""
+
+    __slots__ = ("problems", "files", "errors")
+
+    def __init__(self, problems: tuple[Problem, ...] = (), files: dict[str, YamlFile] | None = None,
+                 errors: list[str] | None = None) -> None:
+        self.problems = problems
+        self.files: dict[str, YamlFile] = {} if files is None else files
+        self.errors: list[str] = [] if errors is None else errors
+
+    def __repr__(self) -> str:
+        return f"ProblemSet({len(self.problems)} problems, {len(self.errors)} errors)"
 
     def get(self, problem_id: str) -> Problem | None:
         for p in self.problems:
@@ -299,6 +310,8 @@ class _Reader:
 
 def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
     """Every problem file under `content_dir/problems`; never raises for content problems."""
+    from studytui.core.yamlio import YamlFile
+
     root = Path(content_dir)
     folder = root / PROBLEMS_DIR
     result = ProblemSet()
@@ -344,19 +357,34 @@ def parse_problems(content_dir: str | os.PathLike[str] | Path) -> ProblemSet:
     return result
 
 
-@lru_cache(maxsize=4)
-def _load_cached(resolved: str, stamp: tuple[float, ...]) -> ProblemSet:
-    parsed = parse_problems(resolved)
-    if parsed.errors:
-        raise ContentError(parsed.errors)
-    return parsed
+# Problem sets this process loaded, per resolved content folder, with the stamps they were built
+# from (the app asks again for every view): used while those files are unchanged.
+_LOADED: dict[str, tuple[Stamps, ProblemSet]] = {}
 
 
 def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemSet:
-    """The validated problems (cached until a file changes). ContentError on any problem."""
+    """The validated problems: kept in this process and in the user cache (practice/cache.py)
+    while no problem file changed, parsed from the YAML otherwise. ContentError on any problem."""
+    from studytui.core import jsoncache
     from studytui.core.paths import content_dir as resolve
+    from studytui.practice import cache
 
-    root = resolve(content_dir)
-    folder = root / PROBLEMS_DIR
-    stamp = tuple(p.stat().st_mtime for p in sorted(folder.glob("*.yaml"))) if folder.is_dir() else ()
-    return _load_cached(str(root.resolve()), stamp)
+    root = resolve(content_dir).resolve()
+    kept = _LOADED.get(str(root))
+    if kept is not None and jsoncache.unchanged(kept[0]):
+        return kept[1]
+    found = cache.read(root)
+    if found is not None:
+        problems, stamps = found
+        result = ProblemSet(problems=problems)
+    else:
+        taken_at = jsoncache.now()  # before the files are stamped and read
+        stamps = cache.stamps_of(root)
+        result = parse_problems(root)
+        if result.errors:
+            raise ContentError(result.errors)
+        cache.write(root, result.problems, stamps, taken_at)
+        if jsoncache.racy(stamps, taken_at):
+            return result  # a file changed just now: a second change could keep its stamp, so keep nothing
+    _LOADED[str(root)] = (stamps, result)
+    return result

@@ -1,11 +1,17 @@
-"""Problems as loaded from content, and the variant a seed picks."""
+"""Problems as loaded from content, and the variant a seed picks.
+
+The records are typed named tuples (immutable; `_fields` names the fields, `_replace` makes a
+changed copy), not frozen dataclasses: every practice command builds this module first, and on
+Python 3.11 a frozen dataclass costs about a millisecond to create at import (its methods are
+generated and compiled), a named tuple a fifth of that (issue 27).
+"""
 
 from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from types import MappingProxyType
+from typing import Any, Mapping, NamedTuple
 
 KINDS = ("number", "choice")
 # Picking problems run the calculator once per choice: the choice with the smallest (largest)
@@ -29,8 +35,7 @@ class TemplateError(ValueError):
     """A template names a parameter (or a field of one) that the problem does not define."""
 
 
-@dataclass(frozen=True)
-class GivenSpec:
+class GivenSpec(NamedTuple):
     """One item of a problem's `given` list (see practice.given): figures of a GPU, a model or a
     compute capability (`ref` is a template naming it), or one stated value of the problem's own."""
 
@@ -43,8 +48,9 @@ class GivenSpec:
     value: str = ""
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
+    """One practice problem as its file states it (the loader checked every field)."""
+
     id: str
     section_id: str
     title: str
@@ -54,7 +60,7 @@ class Problem:
     calc_name: str
     calc_args: Mapping[str, Any]
     answer_key: str
-    params: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    params: Mapping[str, tuple[Any, ...]] = MappingProxyType({})  # (read-only: a default every problem shares)
     pick: str | None = None  # choice problems that compare runs: the choice with the min/max answer
     unit: str = ""
     tolerance: float = DEFAULT_TOLERANCE
@@ -71,7 +77,9 @@ class Problem:
     margin: float | None = None  # pick min/max: the least share by which the best choice beats the next
     slips: tuple[tuple[str, str], ...] = ()  # (factor template, what that factor means in this problem)
     source_file: str = ""
-    index: int = 0  # position in its file's problem list (ProblemSet.line_of finds any field's line)
+    # Position in its file's problem list: `check` finds any field's line from it when a message
+    # needs one. (The field hides tuple.index, which nothing calls on a problem.)
+    index: int = 0  # type: ignore[assignment]
 
     def variant_count(self) -> int:
         n = 1
@@ -120,8 +128,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-@dataclass(frozen=True)
-class Variant:
+class Variant(NamedTuple):
     """One problem with its parameters fixed."""
 
     problem: Problem

@@ -16,17 +16,18 @@ schedule keeps the lapse (Again, then Hard: back within the hour).
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
-
-from studytui.store.attempts import Attempt
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from fsrs import Scheduler  # imported when first needed: nothing practised, nothing imported
 
+    from studytui.store.attempts import Attempt
 
-@dataclass(frozen=True)
-class Review:
+
+# Named tuples, not frozen dataclasses: cheaper to create at import (see practice/model.py).
+class Review(NamedTuple):
+    """One problem's review state, replayed from its attempts."""
+
     problem_id: str
     due: _dt.datetime
     last_correct: bool
@@ -102,12 +103,25 @@ def mark(attempts: Sequence[Attempt]) -> str:
 
 
 def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
-    """Per problem with at least one attempt: its next due time and last result."""
+    """Per problem with at least one attempt: its next due time and last result. Kept between
+    runs (`_kept`): the same attempts replayed by the same scheduler give the same reviews, and
+    loading FSRS took more than the rest of `studytui practice`."""
     by_problem: dict[str, list[Attempt]] = {}
     for a in sorted(attempts, key=lambda a: a.at):
         by_problem.setdefault(a.problem_id, []).append(a)
     if not by_problem:
         return {}  # nothing practised yet: not even the scheduler is imported
+    digest = _digest(by_problem)
+    kept = _kept(by_problem, digest)
+    if kept is not None:
+        return kept
+    taken_at = _time_now()
+    out = _replay(by_problem)
+    _keep(out, digest, taken_at)
+    return out
+
+
+def _replay(by_problem: Mapping[str, list[Attempt]]) -> dict[str, Review]:
     from fsrs import Card, Rating
 
     scheduler = _scheduler()
@@ -122,6 +136,86 @@ def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
         out[pid] = Review(pid, card.due, last.correct, len(history), last.seed, sum(a.correct for a in history),
                           mastered=clean, after_miss=last.correct and not clean)
     return out
+
+
+# -- the replay kept between runs ------------------------------------------------------------------
+# One file (studytui.core.jsoncache) holding the reviews of the last set of attempts replayed, with
+# a SHA-256 digest of everything the replay reads from them (each attempt's problem, time, variant
+# and result, in order). It is used only for exactly those attempts, replayed by this code and the
+# same installed FSRS (its files are the stamps); anything else replays again.
+_CACHE_NAME = "practice-schedule:1"
+_CACHE_CODE = ("practice/schedule.py", "core/jsoncache.py")
+
+
+def _time_now() -> float:
+    from studytui.core import jsoncache
+
+    return jsoncache.now()
+
+
+def _digest(by_problem: Mapping[str, list[Attempt]]) -> str:
+    from studytui.core.jsoncache import sha256_hex
+
+    rows = [[pid, a.at, a.seed, bool(a.correct)] for pid, history in by_problem.items() for a in history]
+    return sha256_hex(repr(rows).encode("utf-8", "surrogatepass"))
+
+
+def _fsrs_files() -> list[str]:
+    """The installed FSRS package's modules, found without importing it (empty when it is not
+    installed: then nothing is kept, and the replay says why it cannot run)."""
+    import os
+    from importlib.machinery import PathFinder
+
+    spec = PathFinder.find_spec("fsrs")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    folder = list(spec.submodule_search_locations)[0]
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
+    except OSError:
+        return []
+    return [folder] + [os.path.join(folder, n) for n in names]
+
+
+_REVIEW_TYPES = (str, bool, int, int, int, bool, bool)
+
+
+def _kept(by_problem: Mapping[str, list[Attempt]], digest: str) -> dict[str, Review] | None:
+    from studytui.core import jsoncache
+
+    files = _fsrs_files()
+    got = jsoncache.get(_CACHE_NAME, _CACHE_CODE) if files else None
+    if got is None:
+        return None
+    value, stamps = got
+    if [path for path, _ in stamps] != files or type(value) is not dict or value.get("digest") != digest:
+        return None
+    rows = value.get("reviews")
+    if type(rows) is not dict or rows.keys() != by_problem.keys():
+        return None
+    out: dict[str, Review] = {}
+    for pid, row in rows.items():
+        if type(row) is not list or len(row) != len(_REVIEW_TYPES) or any(type(v) is not t for v, t in zip(row, _REVIEW_TYPES)):
+            return None
+        try:
+            due_at = _dt.datetime.fromisoformat(row[0])
+        except ValueError:
+            return None
+        if due_at.tzinfo is None:
+            return None
+        out[pid] = Review(pid, due_at, *row[1:])
+    return out
+
+
+def _keep(out: Mapping[str, Review], digest: str, taken_at: float) -> None:
+    from studytui.core import jsoncache
+
+    files = _fsrs_files()
+    if not files:
+        return
+    rows = {pid: [r.due.isoformat(), bool(r.last_correct), int(r.attempts), int(r.last_seed), int(r.correct_count),
+                  bool(r.mastered), bool(r.after_miss)] for pid, r in out.items()}
+    jsoncache.put(_CACHE_NAME, {"digest": digest, "reviews": rows}, jsoncache.stamps_of(files), _CACHE_CODE, taken_at)
 
 
 def due(review_map: Mapping[str, Review], now: _dt.datetime, known: Iterable[str] | None = None) -> list[Review]:
@@ -155,8 +249,9 @@ def misses_since_hit(attempts: Sequence[Attempt]) -> int:
     return n
 
 
-@dataclass(frozen=True)
-class Mastery:
+class Mastery(NamedTuple):
+    """One section's practice: how many problems, tried, mastered, due."""
+
     section_id: str
     problems: int
     attempted: int

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from studytui.core.errors import UsageError
 from studytui.practice import schedule
-from studytui.practice.grading import Grade, grade
 from studytui.practice.loader import ProblemSet, load_problems
 from studytui.practice.model import SEED_LIMIT, Problem, Variant
-from studytui.store.attempts import Attempt
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # grading (and through it the calculators) loads only when an answer is graded
     from studytui.guide.model import Guide, Section
+    from studytui.practice.grading import Grade
+    from studytui.store.attempts import Attempt
     from studytui.store.store import Store
 
 REVEALED = schedule.REVEALED  # the answer recorded when a learner asks for the solution first
@@ -44,6 +44,8 @@ class Practice:
         self.set = problems if problems is not None else load_problems(guide.content_dir)
         self.now = now
         self._attempts: list[Attempt] | None = None
+        self._by_problem: dict[str, list[Attempt]] | None = None  # the same attempts, per problem
+        self._reviews: dict[str, schedule.Review] | None = None  # replayed once per reading of the attempts
 
     # -- problems --------------------------------------------------------------------------
     @property
@@ -69,12 +71,19 @@ class Practice:
     def attempts(self, problem_id: str | None = None) -> list[Attempt]:
         if self._attempts is None:
             self._attempts = self.store.attempts()
+            self._by_problem = None
         if problem_id is None:
             return list(self._attempts)
-        return [a for a in self._attempts if a.problem_id == problem_id]
+        if self._by_problem is None:  # one pass, not one per problem of a list
+            self._by_problem = {}
+            for a in self._attempts:
+                self._by_problem.setdefault(a.problem_id, []).append(a)
+        return list(self._by_problem.get(problem_id, ()))
 
     def refresh(self) -> None:
         self._attempts = None
+        self._by_problem = None
+        self._reviews = None
 
     def seed(self, problem_id: str, seed: Any = None) -> int:
         """The given seed, or the learner's current variant of this problem."""
@@ -93,6 +102,8 @@ class Practice:
         but not recorded, and `counted` says so. A miss answered with `reveal` shows the solution,
         so it spends the variant too. A right answer after a miss on the same variant is recorded
         (the schedule keeps the lapse) and moves on, but is not mastery: `after_miss` says so."""
+        from studytui.practice.grading import grade
+
         problem = self.get(problem_id)
         self.refresh()  # another process (the app, a second shell) may have recorded attempts
         chosen = self.seed(problem_id, seed)
@@ -143,7 +154,10 @@ class Practice:
 
     # -- review ----------------------------------------------------------------------------
     def reviews(self) -> dict[str, schedule.Review]:
-        return schedule.reviews(self.attempts())
+        attempts = self.attempts()
+        if self._reviews is None:
+            self._reviews = schedule.reviews(attempts)
+        return dict(self._reviews)
 
     def due(self) -> list[schedule.Review]:
         return schedule.due(self.reviews(), self.now(), known=(p.id for p in self.problems))

@@ -38,9 +38,9 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from studytui.core.records import FrozenRecord, Record
 from studytui.profile.model import CATALOG_KEY, Capture, Kernel
 
 if TYPE_CHECKING:
@@ -62,12 +62,27 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return q if math.isfinite(q) else None
 
 
-@dataclass(frozen=True)
-class Peak:
+# The records here are plain classes, not dataclasses: on Python 3.11 a dataclass's generated
+# methods cost about a millisecond each time this module is imported (issue 27).
+class Peak(FrozenRecord):
+    __slots__ = ("value", "label", "limit", "key")
+
     value: float  # FLOP/s in force (vendor or measured)
     label: str  # where it came from
     limit: float | None  # the vendor peak, for the physics floor
     key: str  # catalog precision key
+
+    def __init__(
+        self,
+        value: float,
+        label: str,
+        limit: float | None,
+        key: str,
+    ) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "limit", limit)
+        object.__setattr__(self, "key", key)
 
     @property
     def measured(self) -> bool:
@@ -138,67 +153,189 @@ class GpuCeilings:
         return acc.peak_flops_sparse.get(key) if acc is not None and key else None
 
 
-@dataclass(slots=True)
-class KernelResult:
+class KernelResult(Record):
+    __slots__ = ("kernel", "short_name", "range_name", "flops", "dram_bytes", "intensity", "achieved_flops", "achieved_bw",
+                 "peak", "peak_class", "ridge", "fraction_of_peak", "fraction_of_bw", "vendor_ridge", "vendor_fraction_of_peak",
+                 "vendor_fraction_of_bw", "peak_at_clock", "fraction_at_clock", "roof_fraction", "side", "bound", "bound_reason",
+                 "floor_s", "floor_parts", "floor_basis", "floor_missing", "physically_possible", "impossible_reason",
+                 "dram_bytes_estimate", "estimate_source", "model_intensity")
+
     kernel: Kernel
     short_name: str
     range_name: str
     flops: float | None
     dram_bytes: float | None
-    intensity: float | None = None
-    achieved_flops: float | None = None
-    achieved_bw: float | None = None
-    peak: Peak | None = None
-    peak_class: str | None = None
-    ridge: float | None = None  # at the ceilings in force (vendor or measured)
-    fraction_of_peak: float | None = None  # of the peak in force
-    fraction_of_bw: float | None = None  # of the bandwidth in force
-    vendor_ridge: float | None = None  # the ridge point of the vendor roof, which the limiter is decided against
-    vendor_fraction_of_peak: float | None = None
-    vendor_fraction_of_bw: float | None = None
-    peak_at_clock: float | None = None  # ncu's per-cycle peak x the SM clock the kernel ran at
-    fraction_at_clock: float | None = None
-    roof_fraction: float | None = None  # achieved over attainable at this intensity, on the vendor roof
-    side: str | None = None  # compute or memory side of the vendor ridge
-    bound: str = "unknown"
-    bound_reason: str = ""
-    floor_s: float | None = None  # the physics floor
-    floor_parts: list[str] = field(default_factory=list)
-    floor_basis: str = ""  # what the floor's rates are: ncu's per-cycle peaks, or vendor peaks
-    floor_missing: str = ""  # the work the floor could not count (no rate of the recording GPU), or why there is no floor
-    physically_possible: bool | None = None
-    impossible_reason: str = ""
-    dram_bytes_estimate: float | None = None
-    estimate_source: str = ""
-    model_intensity: float | None = None
+    intensity: float | None
+    achieved_flops: float | None
+    achieved_bw: float | None
+    peak: Peak | None
+    peak_class: str | None
+    ridge: float | None  # at the ceilings in force (vendor or measured)
+    fraction_of_peak: float | None  # of the peak in force
+    fraction_of_bw: float | None  # of the bandwidth in force
+    vendor_ridge: float | None  # the ridge point of the vendor roof, which the limiter is decided against
+    vendor_fraction_of_peak: float | None
+    vendor_fraction_of_bw: float | None
+    peak_at_clock: float | None  # ncu's per-cycle peak x the SM clock the kernel ran at
+    fraction_at_clock: float | None
+    roof_fraction: float | None  # achieved over attainable at this intensity, on the vendor roof
+    side: str | None  # compute or memory side of the vendor ridge
+    bound: str
+    bound_reason: str
+    floor_s: float | None  # the physics floor
+    floor_parts: list[str]
+    floor_basis: str  # what the floor's rates are: ncu's per-cycle peaks, or vendor peaks
+    floor_missing: str  # the work the floor could not count (no rate of the recording GPU), or why there is no floor
+    physically_possible: bool | None
+    impossible_reason: str
+    dram_bytes_estimate: float | None
+    estimate_source: str
+    model_intensity: float | None
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        short_name: str,
+        range_name: str,
+        flops: float | None,
+        dram_bytes: float | None,
+        intensity: float | None = None,
+        achieved_flops: float | None = None,
+        achieved_bw: float | None = None,
+        peak: Peak | None = None,
+        peak_class: str | None = None,
+        ridge: float | None = None,
+        fraction_of_peak: float | None = None,
+        fraction_of_bw: float | None = None,
+        vendor_ridge: float | None = None,
+        vendor_fraction_of_peak: float | None = None,
+        vendor_fraction_of_bw: float | None = None,
+        peak_at_clock: float | None = None,
+        fraction_at_clock: float | None = None,
+        roof_fraction: float | None = None,
+        side: str | None = None,
+        bound: str = "unknown",
+        bound_reason: str = "",
+        floor_s: float | None = None,
+        floor_parts: list[str] | None = None,
+        floor_basis: str = "",
+        floor_missing: str = "",
+        physically_possible: bool | None = None,
+        impossible_reason: str = "",
+        dram_bytes_estimate: float | None = None,
+        estimate_source: str = "",
+        model_intensity: float | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.short_name = short_name
+        self.range_name = range_name
+        self.flops = flops
+        self.dram_bytes = dram_bytes
+        self.intensity = intensity
+        self.achieved_flops = achieved_flops
+        self.achieved_bw = achieved_bw
+        self.peak = peak
+        self.peak_class = peak_class
+        self.ridge = ridge
+        self.fraction_of_peak = fraction_of_peak
+        self.fraction_of_bw = fraction_of_bw
+        self.vendor_ridge = vendor_ridge
+        self.vendor_fraction_of_peak = vendor_fraction_of_peak
+        self.vendor_fraction_of_bw = vendor_fraction_of_bw
+        self.peak_at_clock = peak_at_clock
+        self.fraction_at_clock = fraction_at_clock
+        self.roof_fraction = roof_fraction
+        self.side = side
+        self.bound = bound
+        self.bound_reason = bound_reason
+        self.floor_s = floor_s
+        self.floor_parts = [] if floor_parts is None else floor_parts
+        self.floor_basis = floor_basis
+        self.floor_missing = floor_missing
+        self.physically_possible = physically_possible
+        self.impossible_reason = impossible_reason
+        self.dram_bytes_estimate = dram_bytes_estimate
+        self.estimate_source = estimate_source
+        self.model_intensity = model_intensity
 
 
-@dataclass
-class RangeResult:
+class RangeResult(Record):
+    __slots__ = ("name", "depth", "kernels", "duration_s", "gemm_flops", "gemm_unknown", "flops", "flops_unknown", "dram_bytes",
+                 "bytes_unknown", "time_by_bound")
+
     name: str
     depth: int
-    kernels: int = 0
-    duration_s: float = 0.0
-    gemm_flops: float = 0.0
-    gemm_unknown: int = 0  # kernels whose matrix-multiply FLOPs are unknown
-    flops: float = 0.0
-    flops_unknown: int = 0
-    dram_bytes: float = 0.0
-    bytes_unknown: int = 0
-    time_by_bound: dict[str, float] = field(default_factory=lambda: dict.fromkeys(BOUNDS, 0.0))
+    kernels: int
+    duration_s: float
+    gemm_flops: float
+    gemm_unknown: int  # kernels whose matrix-multiply FLOPs are unknown
+    flops: float
+    flops_unknown: int
+    dram_bytes: float
+    bytes_unknown: int
+    time_by_bound: dict[str, float]
+
+    def __init__(
+        self,
+        name: str,
+        depth: int,
+        kernels: int = 0,
+        duration_s: float = 0.0,
+        gemm_flops: float = 0.0,
+        gemm_unknown: int = 0,
+        flops: float = 0.0,
+        flops_unknown: int = 0,
+        dram_bytes: float = 0.0,
+        bytes_unknown: int = 0,
+        time_by_bound: dict[str, float] | None = None,
+    ) -> None:
+        self.name = name
+        self.depth = depth
+        self.kernels = kernels
+        self.duration_s = duration_s
+        self.gemm_flops = gemm_flops
+        self.gemm_unknown = gemm_unknown
+        self.flops = flops
+        self.flops_unknown = flops_unknown
+        self.dram_bytes = dram_bytes
+        self.bytes_unknown = bytes_unknown
+        self.time_by_bound = dict.fromkeys(BOUNDS, 0.0) if time_by_bound is None else time_by_bound
 
 
-@dataclass
-class Report:
+class Report(Record):
+    __slots__ = ("capture", "ceilings", "gpu_note", "kernels", "ranges", "total", "notes", "warnings", "recorded_on")
+
     capture: Capture
     ceilings: GpuCeilings | None
     gpu_note: str
     kernels: list[KernelResult]
     ranges: list[RangeResult]
     total: RangeResult
-    notes: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    recorded_on: str | None = None  # the catalog id of the GPU the file names, when it names one
+    notes: list[str]
+    warnings: list[str]
+    recorded_on: str | None  # the catalog id of the GPU the file names, when it names one
+
+    def __init__(
+        self,
+        capture: Capture,
+        ceilings: GpuCeilings | None,
+        gpu_note: str,
+        kernels: list[KernelResult],
+        ranges: list[RangeResult],
+        total: RangeResult,
+        notes: list[str] | None = None,
+        warnings: list[str] | None = None,
+        recorded_on: str | None = None,
+    ) -> None:
+        self.capture = capture
+        self.ceilings = ceilings
+        self.gpu_note = gpu_note
+        self.kernels = kernels
+        self.ranges = ranges
+        self.total = total
+        self.notes = [] if notes is None else notes
+        self.warnings = [] if warnings is None else warnings
+        self.recorded_on = recorded_on
 
 
 # -- choosing the GPU ---------------------------------------------------------------------------

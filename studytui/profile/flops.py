@@ -19,8 +19,9 @@ matrix-multiply work). Anything else is None: unknown, never guessed.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from studytui.core.records import Record
 
 # torch's dtype names in "Input type" -> (precision class, bytes per element)
 DTYPES = {
@@ -43,14 +44,33 @@ ATTENTION_MASK_ARG = {"aten::scaled_dot_product_attention": 3, "aten::_scaled_do
 KNOWN_OPS = MATMUL_OPS + tuple(ATTENTION_CAUSAL_ARG)
 
 
-@dataclass
-class OpWork:
+# A plain class, not a dataclass: on Python 3.11 a dataclass's generated methods cost about a
+# millisecond each time its module is imported (issue 27).
+class OpWork(Record):
+    __slots__ = ("flops", "precision_class", "kind", "formula", "model_bytes", "note")
+
     flops: float
     precision_class: str | None
     kind: str  # "matmul" or "attention"
     formula: str
-    model_bytes: float | None = None
-    note: str = ""
+    model_bytes: float | None
+    note: str
+
+    def __init__(
+        self,
+        flops: float,
+        precision_class: str | None,
+        kind: str,
+        formula: str,
+        model_bytes: float | None = None,
+        note: str = "",
+    ) -> None:
+        self.flops = flops
+        self.precision_class = precision_class
+        self.kind = kind
+        self.formula = formula
+        self.model_bytes = model_bytes
+        self.note = note
 
 
 def _prod(values: Any) -> int:

@@ -18,11 +18,11 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from studytui.core.filestate import PerFileState
+from studytui.core.records import FrozenRecord
 from studytui.profile.analyze import (
     LIMITER_THRESHOLD,
     RANGE_SEPARATOR,
@@ -416,31 +416,63 @@ SIDES = ("compute", "memory", "unknown")  # where a kernel's intensity falls aga
 ADVICE_TRY_ITS = ("gemm",)  # calculators a rule may offer, opened with the kernel's own shape
 
 
-@dataclass(frozen=True)
-class AdviceRule:
+# The records here are plain classes, not dataclasses: on Python 3.11 a dataclass's generated
+# methods cost about a millisecond each time this module is imported (issue 27).
+class AdviceRule(FrozenRecord):
     """One rule of the advice file: for kernels of these kinds, limiters and sides of the ridge
     (empty: any), what to do, and the guide entries that teach it."""
+
+    __slots__ = ("kinds", "bounds", "sides", "advice", "entries", "try_it", "index")
 
     kinds: tuple[str, ...]
     bounds: tuple[str, ...]
     sides: tuple[str, ...]
     advice: str
     entries: tuple[str, ...]
-    try_it: str | None = None
-    index: int = 0
+    try_it: str | None
+    index: int
+
+    def __init__(
+        self,
+        kinds: tuple[str, ...],
+        bounds: tuple[str, ...],
+        sides: tuple[str, ...],
+        advice: str,
+        entries: tuple[str, ...],
+        try_it: str | None = None,
+        index: int = 0,
+    ) -> None:
+        object.__setattr__(self, "kinds", kinds)
+        object.__setattr__(self, "bounds", bounds)
+        object.__setattr__(self, "sides", sides)
+        object.__setattr__(self, "advice", advice)
+        object.__setattr__(self, "entries", entries)
+        object.__setattr__(self, "try_it", try_it)
+        object.__setattr__(self, "index", index)
 
     def matches(self, kind: str, bound: str, side: str) -> bool:
         return ((not self.kinds or kind in self.kinds) and (not self.bounds or bound in self.bounds)
                 and (not self.sides or side in self.sides))
 
 
-@dataclass(frozen=True)
-class AdviceBook:
+class AdviceBook(FrozenRecord):
     """The kinds of kernel (each with the name fragments that identify it, in order) and the rules."""
+
+    __slots__ = ("kinds", "rules", "source")
 
     kinds: tuple[tuple[str, str, tuple[str, ...]], ...]  # (id, label, fragments)
     rules: tuple[AdviceRule, ...]
-    source: str = ""
+    source: str
+
+    def __init__(
+        self,
+        kinds: tuple[tuple[str, str, tuple[str, ...]], ...],
+        rules: tuple[AdviceRule, ...],
+        source: str = "",
+    ) -> None:
+        object.__setattr__(self, "kinds", kinds)
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "source", source)
 
     def kind_of(self, kernel: Kernel) -> str:
         """The first kind one of whose fragments is in the kernel's name or its aten op (case

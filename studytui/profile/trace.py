@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
 from typing import Any, Iterator, TextIO
 
+from studytui.core.records import Record
 from studytui.profile import flops as flops_model
 from studytui.profile.model import Capture, Kernel
 from studytui.profile.source import ProfileError
@@ -189,37 +189,97 @@ def _array(s: _Stream, allow_unclosed: bool) -> Iterator[Any]:
 
 
 # -- what is kept of each event -----------------------------------------------------------------
-@dataclass(slots=True)
-class _Op:
+# The records here are plain classes, not dataclasses: on Python 3.11 a dataclass's generated
+# methods cost about a millisecond each time this module is imported (issue 27).
+class _Op(Record):
+    __slots__ = ("name", "ts", "end", "thread", "ext", "args", "parent", "annotations")
+
     name: str
     ts: float
     end: float
     thread: tuple[Any, Any]
     ext: Any
     args: dict[str, Any] | None  # only for ops with a FLOP formula
-    parent: int | None = None
-    annotations: tuple[str, ...] = ()
+    parent: int | None
+    annotations: tuple[str, ...]
+
+    def __init__(
+        self,
+        name: str,
+        ts: float,
+        end: float,
+        thread: tuple[Any, Any],
+        ext: Any,
+        args: dict[str, Any] | None,
+        parent: int | None = None,
+        annotations: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.ts = ts
+        self.end = end
+        self.thread = thread
+        self.ext = ext
+        self.args = args
+        self.parent = parent
+        self.annotations = annotations
 
 
-@dataclass(slots=True)
-class _Interval:
+class _Interval(Record):
+    __slots__ = ("name", "ts", "end")
+
     name: str
     ts: float
     end: float
 
+    def __init__(
+        self,
+        name: str,
+        ts: float,
+        end: float,
+    ) -> None:
+        self.name = name
+        self.ts = ts
+        self.end = end
 
-@dataclass
-class _Collected:
-    kernels: list[tuple[Kernel, float, float, Any, Any, tuple[Any, Any]]] = field(default_factory=list)
-    ops: list[_Op] = field(default_factory=list)
-    annotations: dict[tuple[Any, Any], list[_Interval]] = field(default_factory=dict)
-    gpu_annotations: dict[tuple[Any, Any], list[_Interval]] = field(default_factory=dict)
-    runtime_ext: dict[Any, Any] = field(default_factory=dict)  # correlation -> External id
-    other_time_us: float = 0.0
-    other_events: int = 0
-    negative: int = 0  # events with a negative duration, left out
-    events: int = 0
-    complete_events: int = 0
+
+class _Collected(Record):
+    __slots__ = ("kernels", "ops", "annotations", "gpu_annotations", "runtime_ext", "other_time_us", "other_events", "negative",
+                 "events", "complete_events")
+
+    kernels: list[tuple[Kernel, float, float, Any, Any, tuple[Any, Any]]]
+    ops: list[_Op]
+    annotations: dict[tuple[Any, Any], list[_Interval]]
+    gpu_annotations: dict[tuple[Any, Any], list[_Interval]]
+    runtime_ext: dict[Any, Any]  # correlation -> External id
+    other_time_us: float
+    other_events: int
+    negative: int  # events with a negative duration, left out
+    events: int
+    complete_events: int
+
+    def __init__(
+        self,
+        kernels: list[tuple[Kernel, float, float, Any, Any, tuple[Any, Any]]] | None = None,
+        ops: list[_Op] | None = None,
+        annotations: dict[tuple[Any, Any], list[_Interval]] | None = None,
+        gpu_annotations: dict[tuple[Any, Any], list[_Interval]] | None = None,
+        runtime_ext: dict[Any, Any] | None = None,
+        other_time_us: float = 0.0,
+        other_events: int = 0,
+        negative: int = 0,
+        events: int = 0,
+        complete_events: int = 0,
+    ) -> None:
+        self.kernels = [] if kernels is None else kernels
+        self.ops = [] if ops is None else ops
+        self.annotations = {} if annotations is None else annotations
+        self.gpu_annotations = {} if gpu_annotations is None else gpu_annotations
+        self.runtime_ext = {} if runtime_ext is None else runtime_ext
+        self.other_time_us = other_time_us
+        self.other_events = other_events
+        self.negative = negative
+        self.events = events
+        self.complete_events = complete_events
 
 
 def _number(value: Any) -> float | None:

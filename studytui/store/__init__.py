@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from studytui.core.errors import StoreError
 from studytui.store.connection import DB_NAME
-from studytui.store.model import STATES, EntryProgress, ImportReport, NoteVersion
+from studytui.store.model import STATES, EntryProgress, NoteVersion
 from studytui.store.store import Store
 
 __all__ = ["DB_NAME", "STATES", "EntryProgress", "ImportReport", "NoteVersion", "Store", "StoreError", "open_store", "db_path"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ImportReport":  # (in transfer.py: only an import makes one)
+        from studytui.store.transfer import ImportReport
+
+        return ImportReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def db_path(data_dir: Path | str | os.PathLike[str] | None = None) -> Path:

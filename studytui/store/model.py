@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
@@ -148,34 +147,6 @@ class NoteVersion(NamedTuple):
         }
 
 
-@dataclass
-class ImportReport:
-    """What `import_json` changed. `orphans`: imported ids that the guide does not know."""
-
-    source: str = "import"
-    entries_added: int = 0
-    states_updated: int = 0
-    notes_updated: int = 0
-    notes_conflicted: list[str] = field(default_factory=list)
-    section_notes_updated: int = 0
-    events_added: int = 0
-    orphans: list[str] = field(default_factory=list)
-    attempts_added: int = 0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "source": self.source,
-            "entries_added": self.entries_added,
-            "states_updated": self.states_updated,
-            "notes_updated": self.notes_updated,
-            "notes_conflicted": list(self.notes_conflicted),
-            "section_notes_updated": self.section_notes_updated,
-            "events_added": self.events_added,
-            "orphans": list(self.orphans),
-            "attempts_added": self.attempts_added,
-        }
-
-
 def _later(a: str | None, b: str | None) -> str | None:
     if a is None:
         return b
@@ -214,8 +185,7 @@ def merge_notes(
     return merged.text, merged.conflicts > 0
 
 
-@dataclass(frozen=True)
-class MergedProgress:
+class MergedProgress(NamedTuple):
     progress: EntryProgress
     state_changed: bool
     note_changed: bool

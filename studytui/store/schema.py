@@ -5,12 +5,10 @@ Before migrating a database that already holds data, the whole file is copied (S
 backup, so the WAL is included) to `NAME.backup-vOLD-TIMESTAMP`; then every pending migration and
 the version bump run in one transaction, so a crash or an error leaves the old version intact.
 
-A new store is created from plain SQL statements (`LATEST_STATEMENTS`, written exactly as
-sqlite-utils generates the current schema; a test compares the two), so the first run loads
-nothing beyond the standard library. Migrating an existing file, rarer and harder to get right by
-hand, goes through sqlite-utils (`Table.create`, `create_index`, `add_column`, `transform()` for
-the changes SQLite's ALTER TABLE cannot make), imported only when a migration runs; see
-`utils_db`. Reads and everyday writes never load it.
+The schema is made by sqlite-utils (`Table.create`, `create_index`, `enable_fts`; `add_column` and
+`transform()` for the changes SQLite's ALTER TABLE cannot make), imported only on the paths that
+change it: creating a new store (`create_latest`, the first run) and migrating an older one; see
+`utils_db`. Opening an existing store, reads and everyday writes use `sqlite3` alone.
 """
 
 from __future__ import annotations
@@ -28,66 +26,37 @@ Migration = Callable[[sqlite3.Connection], None]
 FTS_TOKENIZER = "porter unicode61 remove_diacritics " + ("2" if sqlite3.sqlite_version_info >= (3, 27) else "1")
 
 
-# Version 1's tables as SQL, written exactly as sqlite-utils generated them for this schema when it
-# built them, so files created before and after are identical (a test compares them). Creating a
-# store no longer imports a library that took longer to load than the rest of the store.
-V1_STATEMENTS = (
-    """CREATE TABLE "entries" (
-   "id" INTEGER PRIMARY KEY,
-   "entry_id" TEXT NOT NULL,
-   "state" TEXT NOT NULL DEFAULT 'pending',
-   "state_changed_at" TEXT,
-   "last_opened_at" TEXT,
-   "note" TEXT NOT NULL DEFAULT '',
-   "note_updated_at" TEXT
-)""",
-    """CREATE UNIQUE INDEX "idx_entries_entry_id"
-    ON "entries" ("entry_id")""",
-    # The full-text index over notes (dropped again in v3).
-    f"""CREATE VIRTUAL TABLE "entries_fts" USING FTS5 (
-    "note",
-    tokenize='{FTS_TOKENIZER}',
-    content="entries"
-)""",
-    """CREATE TRIGGER "entries_ai" AFTER INSERT ON "entries" BEGIN
-  INSERT INTO "entries_fts" (rowid, "note") VALUES (new.rowid, new."note");
-END""",
-    """CREATE TRIGGER "entries_ad" AFTER DELETE ON "entries" BEGIN
-  INSERT INTO "entries_fts" ("entries_fts", rowid, "note") VALUES('delete', old.rowid, old."note");
-END""",
-    """CREATE TRIGGER "entries_au" AFTER UPDATE ON "entries" BEGIN
-  INSERT INTO "entries_fts" ("entries_fts", rowid, "note") VALUES('delete', old.rowid, old."note");
-  INSERT INTO "entries_fts" (rowid, "note") VALUES (new.rowid, new."note");
-END""",
-    """CREATE TABLE "section_notes" (
-   "section_id" TEXT PRIMARY KEY,
-   "note" TEXT NOT NULL DEFAULT '',
-   "updated_at" TEXT
-)""",
-    """CREATE TABLE "events" (
-   "id" INTEGER PRIMARY KEY,
-   "at" TEXT NOT NULL,
-   "kind" TEXT NOT NULL,
-   "entry_id" TEXT,
-   "section_id" TEXT,
-   "data" TEXT NOT NULL DEFAULT '{}'
-)""",
-    """CREATE INDEX "idx_events_entry_id"
-    ON "events" ("entry_id")""",
-    """CREATE TABLE "ui_state" (
-   "key" TEXT PRIMARY KEY,
-   "value" TEXT NOT NULL
-)""",
-    """CREATE TABLE "meta" (
-   "key" TEXT PRIMARY KEY,
-   "value" TEXT
-)""",
+# Each table as sqlite-utils creates it: (name, columns with their Python types, keyword arguments
+# of `Table.create`). Version 1's and the newest schema are made from these; tests compare what
+# they make with the SQL recorded from a version-1 store and with what the migrations leave.
+_V1_TABLES: tuple[tuple[str, dict[str, type], dict[str, Any]], ...] = (
+    ("entries",
+     {"id": int, "entry_id": str, "state": str, "state_changed_at": str, "last_opened_at": str, "note": str,
+      "note_updated_at": str},
+     {"pk": "id", "not_null": {"entry_id", "state", "note"}, "defaults": {"state": "pending", "note": ""}}),
+    ("section_notes", {"section_id": str, "note": str, "updated_at": str},
+     {"pk": "section_id", "not_null": {"note"}, "defaults": {"note": ""}}),
+    ("events", {"id": int, "at": str, "kind": str, "entry_id": str, "section_id": str, "data": str},
+     {"pk": "id", "not_null": {"at", "kind", "data"}, "defaults": {"data": "{}"}}),
+    ("ui_state", {"key": str, "value": str}, {"pk": "key", "not_null": {"value"}}),
+    ("meta", {"key": str, "value": str}, {"pk": "key"}),
 )
+_V1_INDEXES = (("entries", ["entry_id"], True), ("events", ["entry_id"], False))
+
+
+def _create_v1_tables(db: Any) -> None:
+    for name, columns, options in _V1_TABLES:
+        db[name].create(columns, **options)
+    for table, indexed, unique in _V1_INDEXES:
+        db[table].create_index(indexed, unique=unique)
 
 
 def create_v1(conn: sqlite3.Connection) -> None:
-    for statement in V1_STATEMENTS:
-        conn.execute(statement)
+    """Version 1: progress, notes (with a full-text index over them, dropped again in v3), events,
+    the app's state and the store's own facts."""
+    db = utils_db(conn)
+    _create_v1_tables(db)
+    db["entries"].enable_fts(["note"], tokenize=FTS_TOKENIZER, create_triggers=True)
 
 
 def utils_db(conn: sqlite3.Connection) -> Any:
@@ -106,7 +75,11 @@ def utils_db(conn: sqlite3.Connection) -> Any:
 def create_v2(conn: sqlite3.Connection) -> None:
     """Practice attempts (additive: nothing in v1 changes). Each row is one graded answer; the
     review schedule is replayed from these rows, so merging two stores merges schedules too."""
-    attempts = utils_db(conn)["attempts"]
+    _create_attempts(utils_db(conn))
+
+
+def _create_attempts(db: Any) -> None:
+    attempts = db["attempts"]
     attempts.create(
         {"id": int, "at": str, "problem_id": str, "seed": int, "answer": str, "correct": int, "relative_error": float},
         pk="id", not_null={"at", "problem_id", "seed", "answer", "correct"},
@@ -125,30 +98,16 @@ def drop_note_index_v3(conn: sqlite3.Connection) -> None:
 MIGRATIONS: dict[int, Migration] = {1: create_v1, 2: create_v2, 3: drop_note_index_v3}
 SCHEMA_VERSION = max(MIGRATIONS)
 
-# A new store at SCHEMA_VERSION in one step: what MIGRATIONS 1 to SCHEMA_VERSION leave, written
-# exactly as sqlite-utils writes it (tests/test_store_schema.py runs the migrations and compares
-# sqlite_master), so creating a store needs only the standard library. A new migration adds its
-# statements here too. (Stores created before sqlite-utils came back wrote the attempts table in
-# a shorter form of the same SQL: the same columns, types, key and index.)
-LATEST_STATEMENTS = tuple(s for s in V1_STATEMENTS if "entries_fts" not in s) + (
-    """CREATE TABLE "attempts" (
-   "id" INTEGER PRIMARY KEY,
-   "at" TEXT NOT NULL,
-   "problem_id" TEXT NOT NULL,
-   "seed" INTEGER NOT NULL,
-   "answer" TEXT NOT NULL,
-   "correct" INTEGER NOT NULL,
-   "relative_error" REAL
-)""",
-    """CREATE UNIQUE INDEX "attempts_key"
-    ON "attempts" ("problem_id", "at", "seed", "answer")""",
-)
-
-
 def create_latest(conn: sqlite3.Connection) -> None:
-    """A new, empty database at SCHEMA_VERSION (the standard library only)."""
-    for statement in LATEST_STATEMENTS:
-        conn.execute(statement)
+    """A new, empty database at SCHEMA_VERSION in one step, through sqlite-utils: what MIGRATIONS
+    1 to SCHEMA_VERSION leave (tests/test_store_schema.py runs the migrations and compares
+    sqlite_master). Only the first run of a learner's store loads sqlite-utils for this; opening
+    the file afterwards, reading and everyday writes use `sqlite3` alone. A new migration adds
+    its change here too."""
+    db = utils_db(conn)
+    _create_v1_tables(db)  # v1 without the note index, which v3 drops
+    _create_attempts(db)
+
 
 # Stamped in the file header (`PRAGMA application_id`, "STTY") so a foreign SQLite file that happens
 # to be named studytui.db is recognised and never migrated. Not part of the schema version: older

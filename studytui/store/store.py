@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from studytui.core.errors import UsageError
 from studytui.store import schema
@@ -20,7 +20,6 @@ from studytui.store.attempts import Attempt, check_attempt
 from studytui.store.connection import StoreConnection
 from studytui.store.model import (
     EntryProgress,
-    ImportReport,
     NoteVersion,
     check_note,
     check_state,
@@ -28,6 +27,9 @@ from studytui.store.model import (
     merge_progress,
     now_iso,
 )
+
+if TYPE_CHECKING:
+    from studytui.store.transfer import ImportReport
 from studytui.store.rows import _ENTRY_COLUMNS, _check_id, _dumps, _event_data, _loads, _progress
 
 

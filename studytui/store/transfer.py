@@ -10,6 +10,7 @@ salvage=True) is read by plain SQL instead.
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 from studytui.core.errors import UsageError
@@ -19,7 +20,6 @@ from studytui.store.model import (
     DEFAULT_STATE,
     STATES,
     EntryProgress,
-    ImportReport,
     check_note,
     check_text,
     merge_notes,
@@ -33,6 +33,37 @@ if TYPE_CHECKING:
 
 EXPORT_FORMAT = "studytui-progress"
 EXPORT_VERSION = 1
+
+
+
+# Here, not in store/model.py: only an import builds one, and a dataclass costs every command that
+# imports the model a millisecond of generated code (issue 27).
+@dataclass
+class ImportReport:
+    """What `import_json` changed. `orphans`: imported ids that the guide does not know."""
+
+    source: str = "import"
+    entries_added: int = 0
+    states_updated: int = 0
+    notes_updated: int = 0
+    notes_conflicted: list[str] = field(default_factory=list)
+    section_notes_updated: int = 0
+    events_added: int = 0
+    orphans: list[str] = field(default_factory=list)
+    attempts_added: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "entries_added": self.entries_added,
+            "states_updated": self.states_updated,
+            "notes_updated": self.notes_updated,
+            "notes_conflicted": list(self.notes_conflicted),
+            "section_notes_updated": self.section_notes_updated,
+            "events_added": self.events_added,
+            "orphans": list(self.orphans),
+            "attempts_added": self.attempts_added,
+        }
 
 
 def _rows(store: Store, conn: sqlite3.Connection, table: str, columns: str, order: str,

@@ -13,8 +13,7 @@ Policy, kept deliberately simple:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any, Mapping, NamedTuple, Union
 
 from studytui.core.errors import UsageError
 from studytui.guide.model import Entry, Guide
@@ -74,8 +73,9 @@ def state_of(states: Mapping[str, EntryProgress], entry_id: str) -> str:
     return found.state if found is not None else "pending"
 
 
-@dataclass(frozen=True)
-class Counts:
+# The summaries are typed named tuples, not frozen dataclasses: `next` and `show` import this
+# module, and on Python 3.11 a dataclass's generated methods cost a millisecond each time it does.
+class Counts(NamedTuple):
     done: int = 0
     learning: int = 0
     pending: int = 0
@@ -108,8 +108,7 @@ def _count(entries: tuple[Entry, ...], states: Mapping[str, EntryProgress]) -> C
     return Counts(**tally)
 
 
-@dataclass(frozen=True)
-class SectionSummary:
+class SectionSummary(NamedTuple):
     id: str
     title: str
     counts: Counts
@@ -118,11 +117,10 @@ class SectionSummary:
         return {"id": self.id, "title": self.title, **self.counts.to_dict()}
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     overall: Counts
     sections: tuple[SectionSummary, ...]
-    orphans: tuple[EntryProgress, ...] = field(default_factory=tuple)
+    orphans: tuple[EntryProgress, ...] = ()
 
     # Convenience: the overall numbers straight off the summary.
     @property

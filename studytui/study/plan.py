@@ -7,7 +7,9 @@ datetime) and the learner's time zone, so a plan can be rebuilt exactly in a tes
 reader of a file is `load_config` (the learner's `plan.yaml`); nothing here writes anything.
 
 Only the standard library is imported at module level, and records are NamedTuples (a dataclass
-costs several times more to define, and this module is on the command's start-up path). FSRS
+costs several times more to define, and this module is on the command's start-up path). The
+annotations are not postponed (no `from __future__ import annotations`): typing.NamedTuple
+compiles every field annotation given as a string, 5 ms for this module's records (issue 27). FSRS
 (through `studytui.practice.schedule`) is imported only when there are practice attempts, YAML
 only when a `plan.yaml` exists.
 
@@ -39,8 +41,6 @@ How the figures are made (docs/study-plan.md says the same for learners):
   reviews come first on the day they are due (each forecast again as answered right, with FSRS,
   until the finish), so they delay the finish as their own load.
 """
-
-from __future__ import annotations
 
 import math
 import re
@@ -500,40 +500,68 @@ def forecast_reviews(
     """Every review due by the end of `until`: each problem's next FSRS due date (an overdue one
     counts today), then, assuming each review is answered right on its day, the next, and so on.
     Problems not in `known` (when given: ones the content no longer has) are left out."""
-    keep = set(known) if known is not None else None
-    usable = [a for a in attempts if parse_time(a.at) is not None and (keep is None or a.problem_id in keep)]
-    if not usable:
-        return ReviewLoad({}, review_s, ())
-    from studytui.practice import schedule
+    return _Forecast(attempts, now, tz, review_s, known).load(until)
 
-    today = local_date(now, tz)
-    end_of_today = day_start(today + timedelta(days=1), tz)
-    by_problem: dict[str, list[Attempt]] = {}
-    for a in sorted(usable, key=lambda a: a.at):
-        by_problem.setdefault(a.problem_id, []).append(a)
-    current = schedule.reviews(usable)
-    # Due now: the one definition practice uses (schedule.due), so the plan never offers a review
-    # that `studytui practice due` and the app's `r` do not.
-    due_now = tuple((r.problem_id, r.due.astimezone(timezone.utc)) for r in schedule.due(current, now))
-    by_day: dict[date, list[str]] = {}
-    due_today: list[tuple[str, datetime]] = []
-    for pid in sorted(current):
-        history = list(by_problem[pid])
-        due = current[pid].due.astimezone(timezone.utc)
-        if due < end_of_today:
-            due_today.append((pid, due))
-        for _ in range(MAX_FORECAST_REVIEWS):
-            at = max(due, now)
-            day = local_date(at, tz)
-            if day > until:
-                break
-            by_day.setdefault(day, []).append(pid)
-            history.append(Attempt(_iso(at), pid, history[-1].seed, "(forecast)", True, None))
-            following = schedule.reviews(history)[pid].due.astimezone(timezone.utc)
-            due = following if following > at else at + timedelta(days=1)
-    due_today.sort(key=lambda item: (item[1], item[0]))
-    due_now = tuple(sorted(due_now, key=lambda item: (item[1], item[0])))
-    return ReviewLoad({d: tuple(v) for d, v in sorted(by_day.items())}, review_s, tuple(due_today), due_now)
+
+class _Forecast:
+    """The reviews forecast for one learner at one moment, worked out as far as asked and kept:
+    the forecast to a nearer day is the start of the forecast to a farther one, so a plan that
+    looks further for its finish (build_plan) extends it rather than replaying it from the start."""
+
+    def __init__(self, attempts: Sequence[Attempt], now: datetime, tz: tzinfo, review_s: float,
+                 known: Iterable[str] | None) -> None:
+        keep = set(known) if known is not None else None
+        usable = [a for a in attempts if parse_time(a.at) is not None and (keep is None or a.problem_id in keep)]
+        self.now, self.tz, self.review_s = now, tz, review_s
+        # Per problem: the attempts with the forecast ones after them, the next due time, and the
+        # local day of each forecast review so far.
+        self.problems: list[tuple[str, list[Attempt], list[datetime], list[date]]] = []
+        self.due_today: tuple[tuple[str, datetime], ...] = ()
+        self.due_now: tuple[tuple[str, datetime], ...] = ()
+        if not usable:
+            return
+        from studytui.practice import schedule
+
+        self.reviews_of = schedule.reviews
+        today = local_date(now, tz)
+        end_of_today = day_start(today + timedelta(days=1), tz)
+        by_problem: dict[str, list[Attempt]] = {}
+        for a in sorted(usable, key=lambda a: a.at):
+            by_problem.setdefault(a.problem_id, []).append(a)
+        current = schedule.reviews(usable)
+        # Due now: the one definition practice uses (schedule.due), so the plan never offers a review
+        # that `studytui practice due` and the app's `r` do not.
+        due_now = tuple((r.problem_id, r.due.astimezone(timezone.utc)) for r in schedule.due(current, now))
+        due_today: list[tuple[str, datetime]] = []
+        for pid in sorted(current):
+            due = current[pid].due.astimezone(timezone.utc)
+            if due < end_of_today:
+                due_today.append((pid, due))
+            self.problems.append((pid, list(by_problem[pid]), [due], []))
+        due_today.sort(key=lambda item: (item[1], item[0]))
+        self.due_today = tuple(due_today)
+        self.due_now = tuple(sorted(due_now, key=lambda item: (item[1], item[0])))
+
+    def load(self, until: date) -> ReviewLoad:
+        if not self.problems:
+            return ReviewLoad({}, self.review_s, ())
+        now, tz = self.now, self.tz
+        by_day: dict[date, list[str]] = {}
+        for pid, history, due, days in self.problems:
+            while len(days) < MAX_FORECAST_REVIEWS:
+                at = max(due[0], now)
+                day = local_date(at, tz)
+                if day > until:
+                    break
+                days.append(day)
+                history.append(Attempt(_iso(at), pid, history[-1].seed, "(forecast)", True, None))
+                following = self.reviews_of(history)[pid].due.astimezone(timezone.utc)
+                due[0] = following if following > at else at + timedelta(days=1)
+            for day in days:
+                if day > until:  # (worked out further for a farther day asked before)
+                    break
+                by_day.setdefault(day, []).append(pid)
+        return ReviewLoad({d: tuple(v) for d, v in sorted(by_day.items())}, self.review_s, self.due_today, self.due_now)
 
 
 # -- pace and finish --------------------------------------------------------------------------
@@ -955,7 +983,8 @@ def build_plan(
     # Reviews are forecast as far as the finish needs: to the goal date, else to a horizon that
     # grows until the finish falls inside it (a plan of months does not forecast ten years).
     horizon_days = (by - today).days if by is not None else FIRST_FORECAST_DAYS
-    reviews = forecast_reviews(attempts, now, tz, today + timedelta(days=horizon_days), config.review_s, known)
+    forecast = _Forecast(attempts, now, tz, config.review_s, known)
+    reviews = forecast.load(today + timedelta(days=horizon_days))
 
     pace: Pace | None
     if by is not None:
@@ -993,7 +1022,7 @@ def build_plan(
         offset = finish_offset(entries_s, reviews, today, pace.daily_capacity_s, horizon_days)
         while offset is None and by is None and horizon_days < HORIZON_DAYS and pace.daily_capacity_s > 0:
             horizon_days = min(HORIZON_DAYS, horizon_days * 4)
-            reviews = forecast_reviews(attempts, now, tz, today + timedelta(days=horizon_days), config.review_s, known)
+            reviews = forecast.load(today + timedelta(days=horizon_days))
             offset = finish_offset(entries_s, reviews, today, pace.daily_capacity_s, horizon_days)
         if offset is None:
             finish_note = f"beyond {HORIZON_DAYS // 365} years at this pace"

@@ -23,9 +23,8 @@ from __future__ import annotations
 import errno
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
 
 from studytui.core.errors import StudyError
 from studytui.core.state import State
@@ -89,8 +88,10 @@ class NoteDraft:
         self.dirty = self.text != text
 
 
-@dataclass(frozen=True)
-class NoteConflict:
+# The records below are typed named tuples and the session a plain class, not dataclasses: `next`
+# and `mark` import this module, and on Python 3.11 each dataclass costs about a millisecond of
+# generated code at import (issue 27).
+class NoteConflict(NamedTuple):
     """The stored note changed while the learner was editing it, and both changed the same words:
     both versions of those words were kept, around a marker line."""
 
@@ -110,8 +111,7 @@ class NoteConflict:
         )
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """What a session call changed, for the views to redraw. Empty when nothing did."""
 
     entries: frozenset[str] = frozenset()  # entries whose state, opened time or note changed
@@ -140,21 +140,18 @@ class NotesNotSaved(StudyError):
     """The store refused a note; its text is kept in the session and retried on the next flush."""
 
 
-@dataclass
-class _Unsaved:
+class _Unsaved(NamedTuple):
     base: str  # the stored text it started from
     text: str
 
 
-@dataclass(repr=False)
 class StudySession:
-    guide: Guide
-    store: SessionStore
-    progress: dict[str, EntryProgress] = field(default_factory=dict)
-    summary: Summary = field(init=False)
-    draft: NoteDraft = field(default_factory=NoteDraft)
-
-    def __post_init__(self) -> None:
+    def __init__(self, guide: Guide, store: SessionStore) -> None:
+        self.guide = guide
+        self.store = store
+        self.progress: dict[str, EntryProgress] = {}
+        self.summary: Summary
+        self.draft = NoteDraft()
         # Notes the store refused, by entry id: retried on every flush, written to a file at the
         # end if still refused. Never dropped.
         self._unsaved: dict[str, _Unsaved] = {}

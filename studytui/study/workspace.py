@@ -11,9 +11,8 @@ Only the standard library at import time; the guide and the store are imported w
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from studytui.guide.model import Guide
@@ -79,16 +78,15 @@ def follow_aliases(guide: Guide, store: Store) -> list[tuple[str, str]]:
 
 
 
-@dataclass(frozen=True)
-class WorkspaceSnapshot:
+class WorkspaceSnapshot(NamedTuple):
     """What `read_workspace` read: the guide, and the store's progress as `open_workspace` would
     leave it (rows and events under an old id re-keyed onto the entry's id now, rows of both ids
     merged the way the store merges them; ids the guide no longer has kept as stored)."""
 
     guide: Guide
-    states: dict[str, EntryProgress] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    attempts: list[Attempt] = field(default_factory=list)
+    states: dict[str, EntryProgress]
+    events: list[dict[str, Any]]
+    attempts: list[Attempt]
 
 
 def read_workspace(
@@ -113,11 +111,11 @@ def read_workspace(
     path = resolve(data_dir) / DB_NAME
     try:
         if not path.exists() or (path.is_file() and path.stat().st_size == 0):
-            return WorkspaceSnapshot(guide)  # nothing recorded yet (opening an empty file would create the schema)
+            return WorkspaceSnapshot(guide, {}, [], [])  # nothing recorded yet (opening an empty file would create the schema)
     except OSError:
         pass  # the store's own open says what is wrong with the path
     if _refuse_upgrade(path, command):
-        return WorkspaceSnapshot(guide)  # a SQLite file without a table: the same (opening it would create the schema)
+        return WorkspaceSnapshot(guide, {}, [], [])  # a SQLite file without a table: the same (opening it would create the schema)
     with open_store(path.parent) as store:
         states, events, attempts = store.states(), store.events(), store.attempts()
     return WorkspaceSnapshot(guide, *_follow_aliases_in_memory(guide, states, events), attempts)

@@ -22,12 +22,11 @@ from textual.screen import Screen
 from textual.signal import Signal
 
 from studytui.core.errors import StudyError
-from studytui.core.handoff import browser_available, check_link, in_tmux, osc52_copy_sequence
 from studytui.guide.model import Entry, Guide, Section
 from studytui.store import EntryProgress, Store
 from studytui.study.flow import Summary
 from studytui.study.session import Change, NoteDraft, NotesNotSaved, StudySession
-from studytui.tui.compat import use_no_color_filter, write_to_terminal
+from studytui.tui.compat import start_in_theme, use_no_color_filter, write_to_terminal
 from studytui.tui.format import visible_controls
 from studytui.tui.host import PracticeStatus, StudyHost
 from studytui.tui.keyroute import KeyRouting
@@ -55,6 +54,8 @@ class StudyApp(KeyRouting, App[None], StudyHost):
     Screens, widgets and plug-ins see it only as a `StudyHost` (studytui.tui.host)."""
 
     CSS_PATH = Path(__file__).with_name("studytui.tcss")  # absolute: subclasses live elsewhere
+    # The dialogs' rules: parsed after the first frame, or before the first screen is pushed.
+    DIALOG_CSS_PATH = Path(__file__).with_name("dialogs.tcss")
     TITLE = "studytui"
     # One provider: the study commands first, then the themes and Textual's system commands
     # (Textual runs providers side by side, so with two the system ones came first).
@@ -84,9 +85,8 @@ class StudyApp(KeyRouting, App[None], StudyHost):
         from studytui.tui.themes import register_study_themes
 
         register_study_themes(self)  # ANSI with visible tree guides, and high contrast
-        if self.no_color:
-            self._use_terminal_colours()
         self.session = StudySession(guide, store)
+        self._start_theme()
         self.registry = registry if registry is not None else build_registry()
         self.user_keymap: dict[str, str] = dict(keymap or {})
         self.today = today
@@ -100,37 +100,44 @@ class StudyApp(KeyRouting, App[None], StudyHost):
         # Called before the session saves, so the text on screen is what gets saved (the
         # note panel registers it while it exists: set_draft_source).
         self.sync_draft: Callable[[], None] = _no_draft_source
-        # The practice plug-in's state (studytui.tui.practice.PracticeState), loaded after the first frame.
+        # The practice plug-in's state (studytui.tui.practice.state.PracticeState), loaded after the first frame.
         self._practice_state: PracticeStatus | None = None
         # Run once, right after the main screen's first frame is on the terminal (the launcher
         # uses this to resume garbage collection, paused for a faster start).
         self.after_first_frame: list[Callable[[], None]] = []
+        self._dialog_css_added = False
 
-    def _use_terminal_colours(self) -> None:
-        """NO_COLOR: draw in the terminal's own default colours, meaning carried by glyphs, words,
-        bold, underline and reverse. (Textual's greyscale filter for truecolor themes still emits
-        grey colours, and turns the ANSI theme's default colours black.)"""
-        use_no_color_filter(self)
-        self.theme = NO_COLOR_THEME
+    def _start_theme(self) -> None:
+        """The theme of the first frame, chosen before anything is parsed (so the stylesheet is
+        parsed once, in it): with NO_COLOR, the terminal's own default colours (meaning carried by
+        glyphs, words, bold, underline and reverse; Textual's greyscale filter for truecolor
+        themes still emits grey colours, and turns the ANSI theme's default colours black);
+        otherwise the theme the learner chose last (an unknown name: the default)."""
+        if self.no_color:
+            use_no_color_filter(self)
+            name: str | None = NO_COLOR_THEME
+        else:
+            saved = self.store.get_ui(THEME_UI_KEY, None)
+            name = saved if isinstance(saved, str) and saved in self.available_themes else None
+        if name is not None:
+            start_in_theme(self, name)
 
     # --- lifecycle ----------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self.user_keymap:
             self.set_keymap(self.user_keymap)
-        saved_theme = self.store.get_ui(THEME_UI_KEY, None)
-        if self.no_color:
-            pass  # the theme stays NO_COLOR_THEME
-        elif isinstance(saved_theme, str) and saved_theme in self.available_themes:
-            self.theme = saved_theme
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        self.theme_changed_signal.subscribe(self, self._remember_theme)  # the theme itself: _start_theme
         self.set_interval(EXTERNAL_CHECK_SECONDS, self.check_external, name="external-changes")
         self._catch_hangup()
         from studytui.tui.screens.main import MainScreen
 
         # Pushed once startup is over: a screen pushed during on_mount is drawn inside Textual's
         # startup batch, where that frame is thrown away and the first one reaches the terminal
-        # only after the deferred work. Pushed here, its first frame is written at once.
-        self.call_later(self.push_screen, MainScreen(self.resume_entry()))
+        # only after the deferred work. Pushed here, its first frame is written at once. (As the
+        # app's default screen instead, it saved a few milliseconds in a terminal, but in a
+        # browser tab through `studytui serve` its footer never showed its keys.)
+        # (Textual's own push: the main screen needs none of the dialogs' rules.)
+        self.call_later(App.push_screen, self, MainScreen(self.resume_entry()))
 
     def on_unmount(self) -> None:
         self.flush_note()
@@ -185,11 +192,41 @@ class StudyApp(KeyRouting, App[None], StudyHost):
     def first_frame_shown(self) -> None:
         """Called by the main screen once its first frame has been drawn; runs the
         after_first_frame callbacks (once)."""
+        self.add_dialog_css(parse_now=True)
         callbacks, self.after_first_frame = self.after_first_frame, []
         for callback in callbacks:
             callback()
         for hook in self.registry.ready_hooks:
             hook(self)
+
+    def add_dialog_css(self, parse_now: bool = False) -> None:
+        """Add the dialogs' rules (dialogs.tcss) to the stylesheet, once. The first frame shows
+        the main screen only, and parsing rules it does not use cost it milliseconds; added as a
+        later source of the same kind as studytui.tcss (the app's own rules, not scoped), they
+        style every screen exactly as if they were in that file. A new source is parsed alone
+        (the others come from the stylesheet's cache); `parse_now` parses it at once (after the
+        first frame, while the app is idle), else with the next screen styled."""
+        if self._dialog_css_added:
+            return
+        self._dialog_css_added = True
+        path = str(self.DIALOG_CSS_PATH)
+        stylesheet = self.stylesheet
+        if not stylesheet.has_source(path):
+            stylesheet.add_source(self.DIALOG_CSS_PATH.read_text(encoding="utf-8"), read_from=(path, ""))
+        if self.css_monitor is not None:  # textual run --dev: edits to the file apply live too
+            self.css_monitor.add_paths([self.DIALOG_CSS_PATH])
+        if parse_now:
+            stylesheet.parse()
+
+    def push_screen(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]  # Textual's overloads, unchanged
+        """Every screen pushed (a dialog, a calculator, the palette) is styled with the dialogs'
+        rules, even one pushed before the first frame was drawn (keys typed at start)."""
+        self.add_dialog_css()
+        return super().push_screen(*args, **kwargs)
+
+    def switch_screen(self, screen: Screen[Any] | str) -> Any:  # type: ignore[override]
+        self.add_dialog_css()
+        return super().switch_screen(screen)
 
     def _remember_theme(self, theme: Any) -> None:
         self.store_write(self.store.set_ui, THEME_UI_KEY, theme.name)
@@ -371,6 +408,8 @@ class StudyApp(KeyRouting, App[None], StudyHost):
 
     def copy_text(self, text: str) -> None:
         """Put `text` on the clipboard with OSC 52, wrapped for tmux when $TMUX is set."""
+        from studytui.core.handoff import in_tmux, osc52_copy_sequence  # here: nothing before the first frame needs it
+
         self.write_to_terminal(osc52_copy_sequence(text, in_tmux=in_tmux(self.environ)))
 
     def open_source(self, entry: Entry) -> None:
@@ -387,6 +426,8 @@ class StudyApp(KeyRouting, App[None], StudyHost):
         """Give a link to the learner's browser (or, where none can be used, a dialog with it,
         copied). Every link goes through here and the one policy in studytui.core.handoff: https
         only, never a local path or another scheme. True when it was handed off."""
+        from studytui.core.handoff import browser_available, check_link
+
         link = check_link(url)
         if not link.allowed:
             self.say(f"Not opened: {link.url} ({link.reason}).", title="Link refused", severity="warning", timeout=8)
@@ -455,7 +496,7 @@ class StudyApp(KeyRouting, App[None], StudyHost):
 
     @property
     def main_screen(self) -> MainScreen | None:
-        """The MainScreen, wherever it is in the screen stack (None before it is pushed)."""
+        """The MainScreen, wherever it is in the screen stack: the bottom (None before the app runs)."""
         from studytui.tui.screens.main import MainScreen
 
         for screen in self.screen_stack:

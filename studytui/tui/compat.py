@@ -36,6 +36,27 @@ def use_no_color_filter(app: "App[Any]") -> None:
     app._filters = [NoColor() if isinstance(f, Monochrome) else f for f in app._filters]
 
 
+def start_in_theme(app: "App[Any]", name: str) -> None:
+    """Before the app runs: make `name` (a registered theme) the theme, as setting `App.theme`
+    does (its classes, the ANSI-to-truecolor filter, the stylesheet's variables), but without the
+    re-parse of every CSS rule and restyle that Textual schedules for a change of theme: nothing
+    has been parsed yet, so the stylesheet is parsed once, in this theme. (Setting `App.theme`
+    cost a learner with a saved theme a whole second parse before the first frame.) Public API
+    except the filter, which Textual refreshes only through a private method."""
+    from textual.app import App
+
+    if name == app.theme:
+        return  # as setting the same theme: nothing changes
+    app.set_reactive(App.theme, name)
+    theme = app.current_theme
+    app.set_class(False, *[c for c in app.classes if c.startswith("-theme-")], update=False)
+    app.set_class(True, f"-theme-{name}", update=False)
+    app.set_class(theme.dark, "-dark-mode", update=False)
+    app.set_class(not theme.dark, "-light-mode", update=False)
+    app._refresh_truecolor_filter(app.ansi_theme)
+    app.stylesheet.set_variables(app.get_css_variables())
+
+
 def line_filters(app: "App[Any]") -> list[Any]:
     return list(app._filters)
 

@@ -6,6 +6,7 @@ No Textual here, so these are unit-testable and shared by every widget.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 
 from studytui.core.state import State, glyph_of
@@ -16,10 +17,14 @@ from studytui.core.text import percent as _percent
 STATE_GLYPHS = {s.value: s.glyph for s in State}
 STATE_WORDS = {s.value: s.word for s in State}
 
-# C0/C1 control characters other than tab and newline, DEL and the bidi controls (the set the CLI
-# escapes, studytui.core.text.CONTROLS). Notes are user text: an escape sequence in a note must show
-# as text, never reach the terminal.
-_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
+
+@functools.cache
+def _control() -> re.Pattern[str]:
+    """C0/C1 control characters other than tab and newline, DEL and the bidi controls (the set the
+    CLI escapes, studytui.core.text.CONTROLS). Notes are user text: an escape sequence in a note
+    must show as text, never reach the terminal. Compiled on first use: the main screen's first
+    frame needs none of it."""
+    return re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 
 
 def state_glyph(state: str) -> str:
@@ -29,14 +34,14 @@ def state_glyph(state: str) -> str:
 def visible_controls(text: str) -> str:
     """Replace control characters with visible escapes (ESC becomes the four characters '\\x1b',
     U+202E the six characters '\\u202e'): for notifications, status lines and note text."""
-    return _CONTROL.sub(lambda m: escaped(m.group()), text)
+    return _control().sub(lambda m: escaped(m.group()), text)
 
 
 def control_pictures(text: str) -> str:
     """Replace control characters with one-cell visible stand-ins (ESC becomes '␛', the Unicode
     control pictures; C1 controls become '�'): for places where the text's length on screen must
     not grow, such as the editor's lines."""
-    return _CONTROL.sub(_picture, text)
+    return _control().sub(_picture, text)
 
 
 def _picture(match: "re.Match[str]") -> str:

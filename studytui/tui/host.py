@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 class PracticeStatus(Protocol):
     """What the app shows of practice outside the practice screen: the status line's words.
-    The practice plug-in owns the rest (studytui.tui.practice.PracticeState)."""
+    The practice plug-in owns the rest (studytui.tui.practice.state.PracticeState)."""
 
     def status_text(self) -> str: ...
 

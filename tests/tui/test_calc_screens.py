@@ -7,7 +7,6 @@ that the screens show them, keep them current, and never show a stale number as 
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 from typing import Any
 
@@ -68,10 +67,10 @@ def with_try_its(guide: Guide, links: dict[str, TryIt]) -> Guide:
     for section in guide.sections:
         subs = []
         for sub in section.subsections:
-            entries = tuple(dataclasses.replace(e, try_it=links.get(e.id, e.try_it)) for e in sub.entries)
-            subs.append(dataclasses.replace(sub, entries=entries))
-        sections.append(dataclasses.replace(section, subsections=tuple(subs)))
-    return dataclasses.replace(guide, sections=tuple(sections))
+            entries = tuple(e._replace(try_it=links.get(e.id, e.try_it)) for e in sub.entries)
+            subs.append(sub._replace(entries=entries))
+        sections.append(section._replace(subsections=tuple(subs)))
+    return guide.replaced(sections=tuple(sections))
 
 
 LINKS = {

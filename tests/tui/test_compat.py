@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from textual.app import App
 from textual.binding import Binding
 from textual.widgets import Tree
@@ -157,3 +158,49 @@ async def test_headless_frames_are_skipped_but_what_a_test_reads_is_rendered():
         await pilot.click(Tree, offset=(2, 1))  # reads the rendered line under the pointer
         await pilot.pause()
         assert tree.cursor_line == 1
+
+
+class _Themed(App[None]):
+    """Theme colours, an ANSI colour (through the truecolor filter) and the dark/light classes."""
+
+    CSS = """
+    Static { color: ansi_red; background: $panel; }
+    App.-light-mode Static { text-style: bold; }
+    """
+
+    def compose(self):
+        from textual.widgets import Static
+
+        yield Static("themed")
+
+
+@pytest.mark.parametrize("name", ["textual-light", "ansi-dark", "textual-dark"])
+async def test_start_in_theme_leaves_the_app_as_setting_its_theme_does(name: str):
+    """Before the app runs, start_in_theme(app, name) gives what `app.theme = name` gives once it
+    runs (classes, CSS variables, the filters, so the same screen), with no re-parse scheduled."""
+    from textual.css.stylesheet import Stylesheet
+
+    early = _Themed()
+    compat.start_in_theme(early, name)
+    late = _Themed()
+    reparsed: list[str] = []
+    original = Stylesheet.reparse
+    Stylesheet.reparse = lambda self: (reparsed.append("x"), original(self))[1]  # type: ignore[method-assign]
+    try:
+        async with early.run_test(size=(30, 4)) as pilot:
+            await pilot.pause()
+            early_reparses = len(reparsed)
+            seen_early = (early.theme, set(early.classes), early.get_css_variables(), early.export_screenshot())
+            early_filters = [(type(f).__name__, getattr(f, "_terminal_theme", None)) for f in early._filters]
+    finally:
+        Stylesheet.reparse = original  # type: ignore[method-assign]
+    async with late.run_test(size=(30, 4)) as pilot:
+        late.theme = name
+        await pilot.pause()
+        await pilot.pause()
+        seen_late = (late.theme, set(late.classes), late.get_css_variables(), late.export_screenshot())
+        late_filters = [(type(f).__name__, getattr(f, "_terminal_theme", None)) for f in late._filters]
+    assert early_reparses == 0
+    assert seen_early[:3] == seen_late[:3]
+    assert early_filters == late_filters
+    assert seen_early[3] == seen_late[3]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
 import pytest
 
@@ -66,12 +65,12 @@ def test_launch_computes_changes_or_refuses_bad_input(tmp_path):
 
 async def test_inferred_entry_is_marked_in_the_detail_pane(make_app, guide):
     first = guide.entries[0]
-    marked = dataclasses.replace(first, placement="inferred")
+    marked = first._replace(placement="inferred")
     sections = list(guide.sections)
     s0 = sections[0]
     sub0 = s0.subsections[0]
-    sub0 = dataclasses.replace(sub0, entries=(marked,) + sub0.entries[1:])
-    sections[0] = dataclasses.replace(s0, subsections=(sub0,) + s0.subsections[1:])
+    sub0 = sub0._replace(entries=(marked,) + sub0.entries[1:])
+    sections[0] = s0._replace(subsections=(sub0,) + s0.subsections[1:])
     from studytui.guide.model import Guide
 
     new_guide = Guide(title=guide.title, source_repo=guide.source_repo, license=guide.license,

@@ -176,15 +176,13 @@ async def test_note_links_go_through_the_one_hand_off_policy(make_app, store):
 
 
 async def test_a_hostile_entry_url_is_neither_opened_nor_copied(make_app, guide, store):
-    from dataclasses import replace
-
     from studytui.guide.model import Guide
 
-    bad = replace(guide.entries[0], url="%66ile:///etc/passwd")
+    bad = guide.entries[0]._replace(url="%66ile:///etc/passwd")
     sections = list(guide.sections)
     first = sections[0]
     sub = first.subsections[0]
-    sections[0] = replace(first, subsections=(replace(sub, entries=(bad, *sub.entries[1:])),))
+    sections[0] = first._replace(subsections=(sub._replace(entries=(bad, *sub.entries[1:])),))
     hostile = Guide(guide.title, guide.source_repo, guide.license, tuple(sections), guide.glossary, guide.policy, guide.content_dir)
     app = make_app(guide=hostile, environ=dict(SSH_ENV))
     opened, written = record(app)

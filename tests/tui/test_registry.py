@@ -86,3 +86,29 @@ async def test_the_app_starts_with_the_full_registry(make_app):
         assert isinstance(app.screen, MainScreen)
         ids = {binding_id for _, _, binding_id in app.key_rows()}
         assert set(registry.screens) <= ids
+
+
+def test_registry_records_are_read_only_values():
+    """ScreenSpec and PaletteCommand behave as the frozen dataclasses they replaced (cheaper to
+    define before the first frame): set once, equal and hashed by value, repr by field."""
+    import pytest
+
+    def factory(app, **params):
+        return DemoScreen()
+
+    spec = ScreenSpec(id="demo", title="Demo", factory=factory, key="z")
+    assert (spec.key, spec.description, spec.footer) == ("z", "", False)
+    assert spec == ScreenSpec("demo", "Demo", factory, "z") and hash(spec) == hash(ScreenSpec("demo", "Demo", factory, "z"))
+    assert spec != ScreenSpec("demo", "Demo", factory, "y")
+    assert repr(spec).startswith("ScreenSpec(id='demo', title='Demo', factory=")
+    with pytest.raises(AttributeError):
+        spec.key = "x"  # type: ignore[misc]
+    command = PaletteCommand(title="T", help="H", run=print)
+    assert command == PaletteCommand("T", "H", print) and command != spec
+    with pytest.raises(AttributeError):
+        command.title = "U"  # type: ignore[misc]
+    registry = Registry()
+    registry.add_screen(spec)
+    with pytest.raises(ValueError):
+        registry.add_screen(spec)
+    assert Registry().screens == {} and Registry().commands == [] and Registry().ready_hooks == []

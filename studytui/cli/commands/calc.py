@@ -74,7 +74,7 @@ def _calc_epilog(calc_spec: Any) -> str:
 
 # A line of help text that starts a list item ("  roofline     what it does") or carries a label
 # ("units: ..."): its continuation lines hang under the text after the name or label.
-_HANGING = re.compile(r"^(\s+\S+\s{2,}|[a-z][\w -]{0,18}: )")
+_HANGING = r"^(\s+\S+\s{2,}|[a-z][\w -]{0,18}: )"  # (compiled where help is printed)
 
 
 class _HelpFormatter(ChoiceSafeHelp, argparse.RawDescriptionHelpFormatter):
@@ -90,7 +90,7 @@ class _HelpFormatter(ChoiceSafeHelp, argparse.RawDescriptionHelpFormatter):
             if not line.strip():
                 out.append("")
                 continue
-            m = _HANGING.match(line)
+            m = re.match(_HANGING, line)
             lead = indent + (m.group(1) if m else line[: len(line) - len(line.lstrip())])
             body = line[m.end():] if m else line.lstrip()
             out.extend(wrap_words(body, width, lead, " " * len(lead)))
@@ -99,10 +99,11 @@ class _HelpFormatter(ChoiceSafeHelp, argparse.RawDescriptionHelpFormatter):
 
 def _preset_ids() -> list[str]:
     try:
+        from studytui.calc.parsed import yaml_files
         from studytui.core import paths
 
         for base in (paths.content_dir(None), paths.PACKAGE_DIR / "_content", paths.CHECKOUT_DIR / "content"):
-            found = sorted(p.stem for p in (base / "models").glob("*.yaml"))
+            found = sorted(p.stem for p in yaml_files(base / "models"))
             if found:
                 return found
     except Exception:  # --help must never fail on a missing content folder
@@ -188,35 +189,45 @@ def _fill_calc(calc: argparse.ArgumentParser, named: frozenset[str] | None) -> N
     calc.set_defaults(func=_calc_usage, calc_parser=calc, calc_complete=complete)
     calc_sub = calc.add_subparsers(dest="calculator", metavar="NAME", parser_class=type(calc))
     presets = None
+    # Help text (the flags' help, each calculator's description and footer, the model presets,
+    # which lists a folder) is only read by --help: a command line without it builds none.
+    helps = named is None or not named.isdisjoint(("-h", "--help"))
     for name in everything:
         if name not in wanted:
-            calc_sub.add_parser(name, allow_abbrev=False)  # not on this command line: never parsed
+            calc_sub.add_parser(name, add_help=False)  # not on this command line: never parsed
             continue
         calc_spec = spec(name)
-        epilog = _calc_epilog(calc_spec)
-        if any(f.kind == "model" for f in calc_spec.fields):
-            presets = ", ".join(_preset_ids()) if presets is None else presets
-            if presets:
-                epilog = f"model presets: {presets}\n\n" + epilog
+        epilog = None
+        if helps:
+            epilog = _calc_epilog(calc_spec)
+            if any(f.kind == "model" for f in calc_spec.fields):
+                presets = ", ".join(_preset_ids()) if presets is None else presets
+                if presets:
+                    epilog = f"model presets: {presets}\n\n" + epilog
         p = calc_sub.add_parser(
-            name, help=calc_spec.title, description=calc_spec.description, epilog=epilog,
+            name, help=calc_spec.title, description=calc_spec.description if helps else None, epilog=epilog,
             formatter_class=_HelpFormatter, allow_abbrev=False,
         )
         p._negative_number_matcher = _NEGATIVE_VALUE  # see _NEGATIVE_VALUE
+        # Through the parser's group of options, as ArgumentParser.add_argument adds an option,
+        # less its check that the metavar suits nargs (which makes a help formatter, asking the
+        # terminal its size, for every flag: a tenth of the command): every flag here has a
+        # plain metavar and takes one value, or none.
+        add = p._optionals.add_argument
         for f in calc_spec.fields:
             if f.kind == "bool":
-                p.add_argument(f.flag, dest=f.name, action="store_const", const="true", default=None, help=_field_help(f))
+                add(f.flag, dest=f.name, action="store_const", const="true", default=None, help=_field_help(f) if helps else None)
                 if f.default == "true":
-                    p.add_argument("--no-" + f.flag[2:], dest=f.name, action="store_const", const="false", default=None,
-                                   help=f"turn off {f.flag} ({f.label})")
+                    add("--no-" + f.flag[2:], dest=f.name, action="store_const", const="false", default=None,
+                        help=f"turn off {f.flag} ({f.label})")
             else:
-                p.add_argument(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f))
+                add(f.flag, dest=f.name, default=None, metavar=_KIND_HINTS.get(f.kind, "VALUE"), help=_field_help(f) if helps else None)
         for old, (_new, _convert) in calc_spec.renamed.items():
             # old flag names keep working, shown nowhere
-            p.add_argument("--" + old.replace("_", "-"), dest="_renamed_" + old, action="store_const", const="true",
-                           default=None, help=argparse.SUPPRESS)
-        p.add_argument("--json", action="store_true", help="print one JSON object (SI units)")
-        p.add_argument("--explain", action="store_true", help="print every formula with the numbers substituted")
+            add("--" + old.replace("_", "-"), dest="_renamed_" + old, action="store_const", const="true", default=None,
+                help=argparse.SUPPRESS)
+        add("--json", action="store_true", help="print one JSON object (SI units)")
+        add("--explain", action="store_true", help="print every formula with the numbers substituted")
         p.set_defaults(func=_run_calc, calc_name=name)
 
 
@@ -268,57 +279,88 @@ def _print_result(title: str, result: Any, explain: bool, tables: tuple[Any, ...
     Every row, cell, warning, formula and assumption may quote the catalog or the learner's own
     files (a GPU's name, a model file's id): all of it is printed as text, never markup, with
     control and bidi characters escaped (`visible`)."""
-    from rich.table import Table
-    from rich.text import Text
-
     from studytui.cli.output import console, visible
 
     out = console()
     moved = tuple(t.replaces for t in tables if t.replaces)
-    table = Table(title=Text(visible(title)), show_header=False, title_justify="left", box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
-    for label, value in result.rows:
-        if moved and label.startswith(moved):
-            continue  # in a table of its own, below
-        table.add_row(Text(visible(str(label))), Text(visible(str(value))))
-    out.print(table)
+    rows = [[visible(str(label)), visible(str(value))] for label, value in result.rows
+            if not (moved and label.startswith(moved))]  # (a moved row is in a table of its own, below)
+    _print_rows(out, visible(title), rows)
     for extra in tables:
         _print_table(out, extra)
-    from studytui.cli.output import print_wrapped
-
-    for warning in result.warnings:
-        # Warnings quote names and files the user chose: printed as text, never markup.
-        print_wrapped(str(warning), "warning: ", "  ", style="bold red", con=out)
+    # Warnings quote names and files the user chose: printed as text, never markup.
+    _print_filled(out, [(str(warning), "warning: ", "  ") for warning in result.warnings], style="bold red")
     if explain:
-        out.print("\n[bold]How it was computed[/]")
-        for line in result.explain:
-            lead = "  " + line[: len(line) - len(line.lstrip())]
-            print_wrapped(line.strip(), lead, lead + "    ", con=out)
+        out.print("\n[bold]How it was computed[/]", emoji=False)
+        _print_filled(out, [(line.strip(), lead, lead + "    ")
+                            for line in result.explain for lead in ["  " + line[: len(line) - len(line.lstrip())]]])
     if result.assumptions:
-        out.print("\n[bold]Assumptions[/]")
-        for line in result.assumptions:
-            print_wrapped(line, "  - ", con=out)
+        out.print("\n[bold]Assumptions[/]", emoji=False)
+        _print_filled(out, [(line, "  - ", None) for line in result.assumptions])
     if not explain:
-        out.print("\n[dim](--explain shows every formula with its numbers)[/]")
+        out.print("\n[dim](--explain shows every formula with its numbers)[/]", emoji=False)
+
+
+def _print_filled(out: Any, items: list[tuple[str, str, str | None]], style: str = "") -> None:
+    """Each (text, first, rest) as `studytui.cli.output.print_wrapped` prints it (filled to the
+    width under a hanging indent, text never markup, control characters escaped), all in one
+    print: the same lines, without Rich's cost per print."""
+    from rich.text import Text
+
+    from studytui.cli.output import visible, wrap_words
+
+    lines = [Text(line, style=style) for text, first, rest in items for line in wrap_words(visible(text), out.width, first, rest)]
+    if lines:
+        out.print(Text("\n").join(lines), soft_wrap=True)
 
 
 def _print_table(out: Any, text_table: Any) -> None:
     """A calculator's TextTable: bold headers, columns that never wrap; text, never markup, with
     control characters escaped (as the rows above it)."""
-    from rich.table import Table
+    from studytui.cli.output import Column, visible
+
+    columns = [Column(visible(header), justify="right" if right else "left", no_wrap=True) for header, right in text_table.columns]
+    out.print()
+    _print_titled(out, visible(text_table.title), columns, [[visible(str(cell)) for cell in row] for row in text_table.rows])
+
+
+def _print_titled(out: Any, title: str, columns: Any, rows: list[list[str]], show_header: bool = True,
+                  title_style: str = "") -> None:
+    """A title, then the rows in columns (`studytui.cli.output.print_table`): what
+    rich.table.Table(title=Text(title), title_justify="left", box=None, pad_edge=False) draws,
+    without importing rich.table. The title is filled to the table's width (the widest cell of
+    each column and the padding between columns, at most the console's width) and wraps at it."""
     from rich.text import Text
 
-    from studytui.cli.output import visible
+    from studytui.cli.output import print_table
 
-    table = Table(title=Text(visible(text_table.title)), title_justify="left", box=None, pad_edge=False,
-                  header_style="bold")
-    for header, right in text_table.columns:
-        table.add_column(Text(visible(header)), justify="right" if right else "left", no_wrap=True)
-    for row in text_table.rows:
-        table.add_row(*(Text(visible(str(cell))) for cell in row))
-    out.print()
-    out.print(table)
+    if title:
+        cells = [[c.header for c in columns], *rows] if show_header else rows
+        widest = _widest(cells, len(columns))
+        out.print(Text(title, style=title_style), width=min(sum(widest) + 2 * (len(columns) - 1), out.width), justify="left")
+    print_table(out, columns, rows, show_header=show_header)
+
+
+def _widest(rows: list[list[str]], count: int) -> list[int]:
+    """The widest line of each of the first `count` columns' cells, in terminal cells."""
+    from rich.cells import cell_len
+
+    return [max((cell_len(line) for row in rows for line in row[i].split("\n")), default=0) for i in range(count)]
+
+
+def _print_rows(out: Any, title: str, rows: list[list[str]]) -> None:
+    """Label | value rows under a title (`_print_titled`), the labels bold.
+
+    Where the rows are too wide, Rich narrows the widest column (the values) down to the next
+    widest (the labels) first: when the values alone can give all the excess, the labels keep
+    their width, as a column that never wraps would. Said so, the same widths come without the
+    ratio arithmetic for columns that all give way (rich._ratio, which imports fractions and
+    decimal: a few milliseconds)."""
+    from studytui.cli.output import Column
+
+    labels, values = _widest(rows, 2) if rows else (0, 0)
+    excess = labels + 2 + values - out.width
+    _print_titled(out, title, (Column(style="bold", no_wrap=0 < excess <= values - labels), Column()), rows, show_header=False)
 
 
 def _run_gpus(args: argparse.Namespace) -> int:
@@ -397,30 +439,32 @@ def _print_catalog(catalog: Any) -> None:
     name_width = max([4] + [cell_len(r[2]) for r in rows])
     alias_width = max([7] + [cell_len(r[3]) for r in rows])
     one_line = sum(widths) + len(gap) * (len(widths) + 1) + name_width + alias_width <= out.width
-    out.print(Text(f"Accelerators: dense {VENDOR_PEAK_LABEL}", style="bold"), soft_wrap=True)
+    lines: list[Any] = [Text(f"Accelerators: dense {VENDOR_PEAK_LABEL}", style="bold")]  # printed at once, below
     head1 = cells([h1 for h1, _h2, _r in _CATALOG_COLUMNS])
     head2 = cells([h2 for _h1, h2, _r in _CATALOG_COLUMNS])
     if one_line:
         head1 += gap + " " * name_width + gap
         head2 += gap + "name".ljust(name_width) + gap + "aliases"
-    out.print(Text(head1.rstrip(), style="bold"), soft_wrap=True)
-    out.print(Text(head2.rstrip(), style="bold"), soft_wrap=True)
+    lines.append(Text(head1.rstrip(), style="bold"))
+    lines.append(Text(head2.rstrip(), style="bold"))
     for acc_id, figures, name, aliases in rows:
         line = Text(acc_id.ljust(widths[0]), style="bold") + Text(gap + cells(["", *figures])[widths[0] + len(gap):])
         if one_line:
             line += Text(gap + (name.ljust(name_width) + gap if aliases else name)) + Text(aliases, style="dim")
-            out.print(line, soft_wrap=True)
+            lines.append(line)
             continue
-        out.print(line, soft_wrap=True)
+        lines.append(line)
         # The name whole on its own line, then the aliases (on the same line where they fit).
         also = f"  (also {aliases})" if aliases else ""
         if cell_len("  " + name + also) <= out.width:
-            out.print(Text("  " + name) + Text(also, style="dim"), soft_wrap=True)
+            lines.append(Text("  " + name) + Text(also, style="dim"))
         else:
-            out.print(Text("  " + name), soft_wrap=True)
+            lines.append(Text("  " + name))
             for part in wrap_words(aliases, out.width, "    also ", "         ") if aliases else []:
-                out.print(Text(part, style="dim"), soft_wrap=True)
-    out.print("'studytui gpus ID' shows one accelerator with its sources and notes.", highlight=False, markup=False)
+                lines.append(Text(part, style="dim"))
+    # One print for every line (each line is its own, unwrapped: soft_wrap), not one per line.
+    out.print(Text("\n").join(lines), soft_wrap=True)
+    out.print("'studytui gpus ID' shows one accelerator with its sources and notes.", highlight=False, markup=False, emoji=False)
 
 
 def _urls(text: str) -> list[str]:
@@ -429,12 +473,9 @@ def _urls(text: str) -> list[str]:
 
 
 def _print_gpu(acc: Any) -> None:
-    from rich.table import Table
-    from rich.text import Text
-
     from studytui.calc.hardware import VENDOR_PEAK_LABEL
     from studytui.calc.units import format_flops_rate, format_rate
-    from studytui.cli.output import console, print_url, print_wrapped, visible
+    from studytui.cli.output import console, print_url, visible
 
     out = console()
     rows: list[tuple[str, str]] = []  # (label, value); values may come from the learner's hardware files
@@ -496,34 +537,30 @@ def _print_gpu(acc: Any) -> None:
     # a long one (…) or fold it, so in a row a URL is replaced by a numbered reference and printed
     # whole on a line of its own under Sources (beside its label where both fit, as `show` does).
     refs: list[tuple[str, str]] = []
-    table = Table(title=Text(visible(f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}")), show_header=False,
-                  title_justify="left", box=None)
-    table.add_column(style="bold")
-    table.add_column()
+    cells = []
     for label, value in rows:
         text = visible(value)  # no markup, control characters escaped
         for url in _urls(text):
             refs.append((label, url))
             text = text.replace(url, f"source [{len(refs)}] below", 1)
-        table.add_row(label, Text(text))
-    out.print(table)
+        cells.append([visible(label), text])
+    # As the calculators' rows are printed (_print_rows), flush with the title.
+    _print_rows(out, visible(f"{acc.name} ({acc.id}): {VENDOR_PEAK_LABEL}"), cells)
 
     # Sources are mostly URLs: each item wraps under its text, and a URL is never broken.
     if acc.sources or refs:
-        out.print("\n[bold]Sources[/]")
-        for source in acc.sources:
-            print_wrapped(str(source), "  - ", con=out)
+        out.print("\n[bold]Sources[/]", emoji=False)
+        _print_filled(out, [(str(source), "  - ", None) for source in acc.sources])
         for n, (label, url) in enumerate(refs, 1):
             print_url(f"[{n}] {label}:", url, con=out, indent="  - ", style="")
     cross = acc.raw.get("cross_checked_with") or []
     if cross:
-        out.print("\n[bold]Cross-checked with[/]")
-        for item in cross:
-            print_wrapped(str(item), "  - ", con=out)
+        out.print("\n[bold]Cross-checked with[/]", emoji=False)
+        _print_filled(out, [(str(item), "  - ", None) for item in cross])
     if acc.notes:
-        out.print("\n[bold]Notes[/]")
-        print_wrapped(str(acc.notes), "  ", con=out)
-    out.print(f"\n[dim]All figures are dense {VENDOR_PEAK_LABEL}. Measure your own ceilings before trusting a roofline.[/]")
+        out.print("\n[bold]Notes[/]", emoji=False)
+        _print_filled(out, [(str(acc.notes), "  ", None)])
+    out.print(f"\n[dim]All figures are dense {VENDOR_PEAK_LABEL}. Measure your own ceilings before trusting a roofline.[/]", emoji=False)
 
 
 def _measured_summary(acc: Any, data_dir: Any) -> dict | None:
@@ -535,37 +572,32 @@ def _measured_summary(acc: Any, data_dir: Any) -> dict | None:
 
 def _print_collectives(out: Any, table_by_gpus: dict) -> None:
     """Measured NCCL bus bandwidth by GPU count, collective and message size (GB/s)."""
-    from rich.table import Table
-
     from studytui.calc.units import format_size
+    from studytui.cli.output import Column, visible
 
     for gpus, ops in table_by_gpus.items():
         sizes = sorted({int(size) for by_size in ops.values() for size in by_size})
-        table = Table(title=f"NCCL bus bandwidth over {gpus} GPUs (GB/s, median over runs)", title_justify="left", box=None)
-        table.add_column("collective", no_wrap=True, style="bold")
-        for size in sizes:
-            table.add_column(format_size(size, binary=True), justify="right", no_wrap=True)
-        for op, by_size in ops.items():
-            table.add_row(op.replace("_", "-"), *(f"{by_size[str(s)] / 1e9:,.0f}" if str(s) in by_size else "-" for s in sizes))
+        columns = [Column("collective", no_wrap=True, style="bold")]
+        columns += [Column(format_size(size, binary=True), justify="right", no_wrap=True) for size in sizes]
+        rows = [[visible(op.replace("_", "-")), *(f"{by_size[str(s)] / 1e9:,.0f}" if str(s) in by_size else "-" for s in sizes)]
+                for op, by_size in ops.items()]
         out.print()
-        out.print(table)
+        _print_titled(out, visible(f"NCCL bus bandwidth over {gpus} GPUs (GB/s, median over runs)"), columns, rows,
+                      title_style="table.title")
 
 
 def _print_measured(acc: Any, measured: dict | None) -> None:
-    from rich.table import Table
     from rich.text import Text
 
-    from studytui.cli.output import console, visible
+    from studytui.cli.output import Column, console, visible
 
     out = console()
     if measured is None:
-        out.print("[dim]No measured profile for this accelerator: 'studytui measure' on one writes it.[/]")
+        out.print("[dim]No measured profile for this accelerator: 'studytui measure' on one writes it.[/]", emoji=False)
         return
     # The profile is the learner's file: its text is shown as text, control characters escaped.
-    table = Table(title=Text(visible(f"Vendor peak beside measured: {measured['source']}")), title_justify="left", box=None)
-    table.add_column("figure", no_wrap=True, style="bold")
-    for col in ("unit", "vendor", "measured", "runs min-max", "ratio"):
-        table.add_column(col, justify="right", no_wrap=True)
+    columns = [Column("figure", no_wrap=True, style="bold")]
+    columns += [Column(col, justify="right", no_wrap=True) for col in ("unit", "vendor", "measured", "runs min-max", "ratio")]
     rows = [(f"{d} dense", "TFLOP/s", 1e12, v, measured["spread"]["peak_flops"].get(d), d) for d, v in measured["peak_flops"].items()]
     if measured.get("mem_bw"):
         rows.append(("HBM bandwidth", "GB/s", 1e9, measured["mem_bw"], measured["spread"]["mem_bw"], "mem_bw"))
@@ -580,23 +612,26 @@ def _print_measured(acc: Any, measured: dict | None) -> None:
                 "link_bw_per_direction",
             )
         )
+    cells = []
     for label, unit, scale, value, spread, key in rows:
         vendor = measured["vendor"].get(key)
         ratio = measured["ratios"].get(key)
-        table.add_row(
-            label,
+        cells.append([
+            visible(label),
             unit,
             f"{vendor / scale:,.1f}" if vendor else "-",
             f"{value / scale:,.1f}",
             f"{spread['min'] / scale:,.1f}-{spread['max'] / scale:,.1f}" if spread else "-",
             f"{ratio:.2f}" if ratio else "-",
-        )
+        ])
     out.print()
-    out.print(table)
-    out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]")
+    _print_titled(out, visible(f"Vendor peak beside measured: {measured['source']}"), columns, cells)
+    out.print("[dim]Measured: sustained after warm-up, each result checked against a reference; an estimate, not a limit.[/]", emoji=False)
     _print_collectives(out, measured.get("collectives") or {})
     for i, run in enumerate(measured.get("evidence") or [], 1):
         out.print()
         out.print(Text(visible(f"How it was measured (run {i}, {run['date']})"), style="bold"))
-        for key in ("hardware", "workload", "precision", "baseline", "correctness", "software"):
-            out.print(Text(visible(f"  {key}: {run[key]}")), highlight=False)
+        # One print for the run's lines (each wrapped at the width, as it would be alone).
+        out.print(Text("\n").join(Text(visible(f"  {key}: {run[key]}"))
+                                  for key in ("hardware", "workload", "precision", "baseline", "correctness", "software")),
+                  highlight=False)

@@ -109,6 +109,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         print_json([{**e.to_dict(), "state": state_of(e.id), "has_note": has_note(e.id)} for e in entries])
         return 0
+    from rich.text import Text
+
     from studytui.cli.output import console
 
     con = console()
@@ -125,7 +127,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         _list_records(con, rows)
     count = len(entries)
     tail = f"; {notes} with a note (✎)" if notes else ""
-    con.print(f"{count} entr{'y' if count == 1 else 'ies'}{tail}", style="dim", markup=False)
+    # Text, never a str: a str goes through Rich's emoji codes (a module of its own to import).
+    con.print(Text(f"{count} entr{'y' if count == 1 else 'ies'}{tail}", style="dim"))
     return 0
 
 
@@ -134,49 +137,48 @@ LIST_TITLE_WIDTH = 40
 
 
 def _list_table(con: Any, rows: list, wide: bool) -> None:
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=None, pad_edge=False, show_header=True, header_style="bold")
-    table.add_column("state", no_wrap=True)
-    table.add_column("✎", no_wrap=True)  # the entry has a note
-    table.add_column("id", style="cyan", no_wrap=True)
+    from studytui.cli.output import Column, print_table
+
+    columns = [Column("state", no_wrap=True), Column("✎", no_wrap=True), Column("id", style="cyan", no_wrap=True)]
     if wide:
-        table.add_column("kind", no_wrap=True)
-    table.add_column("title")
+        columns.append(Column("kind", no_wrap=True))
+    columns.append(Column("title"))
+    table = []
     current = None
     for e, state, noted in rows:
         if e.section_id != current:
             current = e.section_id
-            table.add_row("", "", "", *([""] if wide else []), Text(e.section_title, style="bold underline"))
+            table.append(["", "", "", *([""] if wide else []), Text(e.section_title, style="bold underline")])
         kind = [e.kind or "-"] if wide else []
-        table.add_row(state, "✎" if noted else "", e.id, *kind, Text(e.title))
-    con.print(table)
+        table.append([state, "✎" if noted else "", e.id, *kind, Text(e.title)])
+    print_table(con, columns, table)
 
 
 def _list_records(con: Any, rows: list) -> None:
     """Two lines an entry: state (and ✎ for a note) and the title (wrapping under itself), then the
     id under the title. For terminals too narrow for a table with a readable title column (80 columns)."""
-    from rich.table import Table
     from rich.text import Text
 
+    from studytui.cli.output import Column, print_table
+
+    columns = [Column("state", no_wrap=True, min_width=11), Column("entry")]
     current = None
-    table = None
+    table: list[list[Any]] = []
     for e, state, noted in rows:
-        if table is None or e.section_id != current:
-            if table is not None:
-                con.print(table)
+        if e.section_id != current:
+            if table:
+                print_table(con, columns, table, show_header=False)
             current = e.section_id
             con.print(Text(e.section_title, style="bold underline"))
-            table = Table(box=None, pad_edge=False, show_header=False)
-            table.add_column("state", no_wrap=True, min_width=11)
-            table.add_column("entry")
+            table = []
         entry = Text(e.title)
         entry.append("\n")
         entry.append(e.id, style="cyan")
-        table.add_row(state + (" ✎" if noted else ""), entry)
-    if table is not None:
-        con.print(table)
+        table.append([state + (" ✎" if noted else ""), entry])
+    if table:
+        print_table(con, columns, table, show_header=False)
 
 
 def _entry_markdown(e) -> str:
@@ -287,25 +289,24 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     from rich.text import Text
 
-    from studytui.cli.output import console, for_terminal
+    from studytui.cli.output import LinePrinter, console, for_terminal
 
-    con = console()
-    _print_markdown(con, _entry_markdown(e))
-    _print_urls(con, e)
-    since = (
-        f" (since {_when(progress.state_changed_at)})" if progress is not None and progress.state_changed_at and state != "pending" else ""
-    )
-    con.print()
-    _status_line(con, "State:", f"{STATE_GLYPHS.get(state, '?')} {state}{since}")
-    _status_line(con, "Last opened:", _when(opened) if opened else f"never (you have not opened the source yet: studytui open {e.id})")
-    if note:
-        _status_line(con, "Note:", f"{len(note):,} character{'s' if len(note) != 1 else ''} (studytui note {e.id} prints it as stored)")
+    with LinePrinter(console()) as con:  # the short lines printed together
+        _print_markdown(con, _entry_markdown(e))
+        _print_urls(con, e)
+        changed = progress.state_changed_at if progress is not None and state != "pending" else None
+        since = f" (since {_when(changed)})" if changed else ""
         con.print()
-        # The learner's text: never markup, never escape sequences; ended by one line break, its
-        # own or the one print adds (so the prompt starts on a line of its own, after no blank one).
-        con.print(Text(for_terminal(note.rstrip("\n"))))
-    else:
-        _status_line(con, "Note:", f"none yet (studytui note {e.id} --text ... adds one)")
+        _status_line(con, "State:", f"{STATE_GLYPHS.get(state, '?')} {state}{since}")
+        _status_line(con, "Last opened:", _when(opened) if opened else f"never (you have not opened the source yet: studytui open {e.id})")
+        if note:
+            _status_line(con, "Note:", f"{len(note):,} character{'s' if len(note) != 1 else ''} (studytui note {e.id} prints it as stored)")
+            con.print()
+            # The learner's text: never markup, never escape sequences; ended by one line break, its
+            # own or the one print adds (so the prompt starts on a line of its own, after no blank one).
+            con.print(Text(for_terminal(note.rstrip("\n"))))
+        else:
+            _status_line(con, "Note:", f"none yet (studytui note {e.id} --text ... adds one)")
     return 0
 
 
@@ -380,15 +381,14 @@ def cmd_search(args: argparse.Namespace) -> int:
             out.append(d)
         print_json(out)
         return 0
-    from rich.table import Table
     from rich.text import Text
 
-    from studytui.cli.output import console
+    from studytui.cli.output import Column, console, print_table
 
     if not hits:
         # The query is the learner's text, never Rich markup ('[/]' would crash); repr() shows
         # control characters escaped.
-        console().print(f"No entries match {query!r}.", markup=False)
+        console().print(Text(f"No entries match {query!r}."))
         return 0
     con = console()
     # As `list` does: a table only while its title column keeps LIST_TITLE_WIDTH cells (or the
@@ -401,18 +401,14 @@ def cmd_search(args: argparse.Namespace) -> int:
     if room >= min(title_width, LIST_TITLE_WIDTH):
         title_column = min(title_width, room)
         section_column = min(max(len(h.entry.section_title) for h in hits), room + SEARCH_SECTION_WIDTH - title_column)
-        table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-        table.add_column("id", style="cyan", no_wrap=True, width=id_width)
-        table.add_column("title", width=title_column)
-        table.add_column("section", style="dim", width=section_column)
-        table.add_column("matched in", style="dim", no_wrap=True, width=matched_width)
-        for h in hits:
-            table.add_row(h.entry.id, Text(h.entry.title), Text(h.entry.section_title), h.matched)
-        con.print(table)
+        columns = [Column("id", style="cyan", no_wrap=True, width=id_width), Column("title", width=title_column),
+                   Column("section", style="dim", width=section_column),
+                   Column("matched in", style="dim", no_wrap=True, width=matched_width)]
+        print_table(con, columns, [[h.entry.id, Text(h.entry.title), Text(h.entry.section_title), h.matched] for h in hits])
     else:
         _search_records(con, hits)
     if len(every) > len(hits):
-        console().print(f"{len(hits)} of {len(every)} matching entries; --limit {len(every)} shows all.", style="dim", markup=False)
+        con.print(Text(f"{len(hits)} of {len(every)} matching entries; --limit {len(every)} shows all.", style="dim"))
     return 0
 
 
@@ -423,19 +419,18 @@ SEARCH_SECTION_WIDTH = 22
 def _search_records(con: Any, hits: list) -> None:
     """Two lines a hit, the layout `list` uses at 80 columns (_list_records): the rank, the title
     (wrapping under itself), then under the title the id, the section and where the words matched."""
-    from rich.table import Table
     from rich.text import Text
 
-    table = Table(box=None, pad_edge=False, show_header=False)
-    table.add_column("rank", no_wrap=True, justify="right", style="dim")
-    table.add_column("entry")
+    from studytui.cli.output import Column, print_table
+
+    table = []
     for rank, h in enumerate(hits, 1):
         entry = Text(h.entry.title)
         entry.append("\n")
         entry.append(h.entry.id, style="cyan")
         entry.append(f"  {h.entry.section_title} · matched in {h.matched}", style="dim")
-        table.add_row(f"{rank}.", entry)
-    con.print(table)
+        table.append([f"{rank}.", entry])
+    print_table(con, [Column("rank", no_wrap=True, justify="right", style="dim"), Column("entry")], table, show_header=False)
 
 
 def cmd_open(args: argparse.Namespace) -> int:

@@ -255,26 +255,31 @@ def problem_rows(items: list[tuple[str, str, str, str]], width: int) -> list[Any
     when_w = max(cell_len(when) for *_, when in items)
     lead = 2 + id_w + 2
     tail = 2 + when_w if when_w else 0
-    title_w = min(width - lead - tail, max(cell_len(title) for _, _, title, _ in items))
+    longest = max(cell_len(title) for _, _, title, _ in items)
+    title_w = min(width - lead - tail, longest)
+    columns = title_w >= MIN_TITLE or lead + longest + tail <= width
     out = []
-    for mark, pid, title, when in items:
-        if title_w >= MIN_TITLE or lead + max(cell_len(title) for _, _, title, _ in items) + tail <= width:
+    for mark, pid, title, when in items:  # pieces appended in place: a Text added to a Text is copied
+        if columns:
             lines = wrap_words(title, title_w) or [""]
-            first = Text(f"{mark} ") + Text(pid.ljust(id_w), style="cyan") + Text("  " + lines[0])
+            first = Text(f"{mark} ")
+            first.append(pid.ljust(id_w), style="cyan")
+            first.append("  " + lines[0])
             if when:
                 first.append(" " * (title_w - cell_len(lines[0]) + 2))
                 first.append(when, style="dim")
             out.append(first)
             out.extend(Text(" " * lead + line) for line in lines[1:])
         else:
-            head = Text(f"{mark} ") + Text(pid, style="cyan")
+            head = Text(f"{mark} ")
+            head.append(pid, style="cyan")
             if when and 2 + cell_len(pid) + 2 + cell_len(when) <= width:
                 head.append("  ")
                 head.append(when, style="dim")
                 when = ""
             out.append(head)
             if when:  # beside the id it does not fit: under it
-                out.append(Text("    ") + Text(when, style="dim"))
+                out.append(Text("    ").append(when, style="dim"))
             out.extend(Text(line) for line in wrap_words(title, width, first="    "))
     return out
 
@@ -398,6 +403,7 @@ def _list(practice, section_key: str | None, args) -> int:
     if not rows:
         con.print(Text("No practice problems for this section yet."))
         return 0
+    lines: list[Any] = []
     for s in sections:
         m = mastery.get(s.id)
         if m is None:
@@ -405,14 +411,17 @@ def _list(practice, section_key: str | None, args) -> int:
         heading = Text(visible(s.title), style="bold")
         after = f", {m.after_miss} right after a miss" if m.after_miss else ""
         heading.append(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}){after}, {m.due} due", style="dim")
-        con.print(heading, soft_wrap=True)
+        lines.append(heading)
         items = []
-        for _, p, r in (row for row in rows if row[0].id == s.id):
+        for p in practice.for_section(s.id):
+            r = reviews.get(p.id)
             mark = practice.mark(p.id)
             when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
             items.append((mark, p.id, visible(p.title), when))
-        for line in problem_rows(items, con.width):
-            con.print(line, soft_wrap=True)
+        lines.extend(problem_rows(items, con.width))
+    # One print for the whole list: Rich's per-call work, a hundred times over, was most of the
+    # command's own time (issue 27). soft_wrap: each line as laid out, never wrapped again.
+    con.print(Text("\n").join(lines), soft_wrap=True)
     from studytui.cli.output import print_parts
 
     # The legend and the next command on one line where they fit; else the command on its own line.

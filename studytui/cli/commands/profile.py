@@ -192,16 +192,19 @@ def _range_table(con: Any, ranges: list[Any]) -> None:
     name_w = min(need, max(MIN_NAME, room - limiter_min))
     limiter_w = max(limiter_min, min(limiter_full, room - name_w))
     cut = distinct_cuts(names, name_w) if name_w >= MIN_NAME else {n: n for n in names}
-    table = Table(title="Ranges", box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
-    table.add_column("range", no_wrap=False, overflow="fold", width=name_w)
+    # Every cell, heading and title a Text, never a str: a str is read as markup with emoji codes
+    # (rich's emoji table, a module of its own to import), and none of these has either.
+    table = Table(title=Text("Ranges", style="table.title"), box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    table.add_column(Text("range"), no_wrap=False, overflow="fold", width=name_w)
     for h, w in zip(heads, fixed):
-        table.add_column(h, justify="right", no_wrap=True, min_width=w)
-    table.add_column("limiter (time)", no_wrap=False, width=limiter_w)
+        table.add_column(Text(h), justify="right", no_wrap=True, min_width=w)
+    table.add_column(Text("limiter (time)"), no_wrap=False, width=limiter_w)
     for name, row, r in zip(names, rows, shown):
-        table.add_row(Text(cut[name], overflow="fold"), *row, Text(_packed(share_parts(r.time_by_bound, r.duration_s), limiter_w)))
+        table.add_row(Text(cut[name], overflow="fold"), *(Text(cell) for cell in row),
+                      Text(_packed(share_parts(r.time_by_bound, r.duration_s), limiter_w)))
     con.print(table)
     if len(ranges) > MAX_RANGES:
-        con.print(f"... and {len(ranges) - MAX_RANGES} more ranges (--json lists them all)", markup=False)
+        con.print(f"... and {len(ranges) - MAX_RANGES} more ranges (--json lists them all)", markup=False, emoji=False)
 
 
 def _packed(parts: list[str], width: int) -> str:
@@ -253,16 +256,17 @@ def _kernel_table(con: Any, title: str, shown: list[Any]) -> None:
     names = _short_names(shown)
     name_cut = distinct_cuts(names.values(), name_w)
     range_cut = distinct_cuts((one_line(r.range_name) for r in shown), range_w)
-    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
-    table.add_column("#", justify="right", no_wrap=True, min_width=fixed[0])
-    table.add_column("kernel", no_wrap=False, overflow="fold", width=name_w)
-    table.add_column("range", no_wrap=False, overflow="fold", width=range_w, style="dim")
+    # Text, never a str (as in _range_table): no markup, and no emoji table to import.
+    table = Table(title=Text(title, style="table.title"), box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    table.add_column(Text("#"), justify="right", no_wrap=True, min_width=fixed[0])
+    table.add_column(Text("kernel"), no_wrap=False, overflow="fold", width=name_w)
+    table.add_column(Text("range"), no_wrap=False, overflow="fold", width=range_w, style="dim")
     for label, w in zip(("time", "FLOP/B", "TFLOP/s", "GB/s"), fixed[1:5]):
-        table.add_column(label, justify="right", no_wrap=True, min_width=w)
-    table.add_column("bound", no_wrap=True, min_width=fixed[5])
+        table.add_column(Text(label), justify="right", no_wrap=True, min_width=w)
+    table.add_column(Text("bound"), no_wrap=True, min_width=fixed[5])
     for r, row in zip(shown, rows):
-        table.add_row(row[0], Text(name_cut[names[r.kernel.index]], overflow="fold"),
-                      Text(range_cut[one_line(r.range_name)], overflow="fold"), *row[1:])
+        table.add_row(Text(row[0]), Text(name_cut[names[r.kernel.index]], overflow="fold"),
+                      Text(range_cut[one_line(r.range_name)], overflow="fold"), *(Text(cell) for cell in row[1:]))
     con.print(table)
 
 

@@ -432,10 +432,9 @@ def cmd_progress(args: argparse.Namespace) -> int:
         print_json({**summary.to_dict(), "practice": practice})
         return 0
     from rich.cells import cell_len
-    from rich.table import Table
     from rich.text import Text
 
-    from studytui.cli.output import console, visible
+    from studytui.cli.output import Column, console, print_table, visible
     from studytui.core.text import percent  # the app's header uses the same rule
 
     con = console()
@@ -445,18 +444,14 @@ def cmd_progress(args: argparse.Namespace) -> int:
     # line a section; else (80 columns) two: the name whole with its bar, then its counts.
     counts_width = 1 + 16 + 1 + 4 + sum(1 + len(n) for n in PROGRESS_COUNTS)
     if max(cell_len(t.plain) for t, _c in rows) + counts_width <= con.width:
-        table = Table(box=None, header_style="bold", pad_edge=False, collapse_padding=True)
-        table.add_column("section", no_wrap=True)
-        table.add_column("covered", no_wrap=True, min_width=16)
-        table.add_column("%", justify="right", no_wrap=True, min_width=4)
-        for name in PROGRESS_COUNTS:
-            table.add_column(name, justify="right", no_wrap=True, min_width=len(name))
-        for i, (title, c) in enumerate(rows):
-            if i == len(rows) - 1:
-                table.add_section()
-            table.add_row(title, _bar(c), percent(c.done + c.skipped, c.total), str(c.done), str(c.skipped), str(c.learning),
-                          str(c.pending), str(c.total))
-        con.print(table)
+        columns = [Column("section", no_wrap=True), Column("covered", no_wrap=True, min_width=16),
+                   Column("%", justify="right", no_wrap=True, min_width=4),
+                   *(Column(name, justify="right", no_wrap=True, min_width=len(name)) for name in PROGRESS_COUNTS)]
+        # (The last row, All, had a section line of its own in rich.table; with no box, none is drawn.)
+        print_table(con, columns, [
+            [title, _bar(c), percent(c.done + c.skipped, c.total), str(c.done), str(c.skipped), str(c.learning),
+             str(c.pending), str(c.total)] for title, c in rows
+        ], collapse_padding=True)
     else:
         _progress_records(con, rows)
     con.print(
@@ -596,28 +591,25 @@ def cmd_history(args: argparse.Namespace) -> int:
     if not versions:
         _out(for_terminal(f"No saved versions of a note on {entry_id}.\n"))
         return 0
-    from rich.table import Table
     from rich.text import Text
 
-    from studytui.cli.output import console
+    from studytui.cli.output import Column, console, print_table
 
     # Every column but the text keeps its width (the full time, the N that --show takes); the
     # text gives way, on one line with an ellipsis.
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    table.add_column("N", justify="right", no_wrap=True, min_width=1)
-    table.add_column("saved (UTC)", no_wrap=True, min_width=19)
-    table.add_column("chars", justify="right", no_wrap=True)
-    table.add_column("text", min_width=8)
-    table.add_column("", style="dim", no_wrap=True)
+    columns = [Column("N", justify="right", no_wrap=True, min_width=1), Column("saved (UTC)", no_wrap=True, min_width=19),
+               Column("chars", justify="right", no_wrap=True), Column("text", min_width=8),
+               Column("", style="dim", no_wrap=True)]
+    table = []
     for v in versions:
         when = (v.at or "unknown time")[:19].replace("T", " ")
         # The text flattened onto one line (line breaks as ⏎), cut with an ellipsis where it is long.
         first = " ⏎ ".join(line.strip() for line in v.text[:400].splitlines() if line.strip())
         marks = ", ".join(filter(None, (f"restores {v.restored_from}" if v.restored_from else "", "current" if v.current else "")))
-        table.add_row(str(v.number), when, str(len(v.text)), Text(visible(first[:200]), no_wrap=True, overflow="ellipsis"), marks)
+        table.append([str(v.number), when, str(len(v.text)), Text(visible(first[:200]), no_wrap=True, overflow="ellipsis"), marks])
     con = console()
     con.print(Text(f"Versions of the note on {visible(entry_id)}, oldest first:", style="bold"), soft_wrap=True)
-    con.print(table)
+    print_table(con, columns, table)
     # The commands whole (the terminal folds one that is too long), so they can be copied.
     con.print(Text(f"See one: studytui history {visible(entry_id)} --show N", style="dim"), soft_wrap=True)
     con.print(Text(f"Restore: studytui history {visible(entry_id)} --restore N", style="dim"), soft_wrap=True)

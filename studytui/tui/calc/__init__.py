@@ -35,19 +35,19 @@ class CalculatorCommand(PaletteCommand):
     name: str
 
     def __init__(self, name: str) -> None:
-        # PaletteCommand is a frozen dataclass: set what is not a property through object.
+        # PaletteCommand is read-only (registry._Record): its fields are set through object.
         object.__setattr__(self, "name", name)
-        object.__setattr__(self, "run", _opener(name))
+        object.__setattr__(self, "_run", _opener(name))
 
     @property
     def title(self) -> str:
-        return f"Calculator: {self._title()}"
+        return f"Calculator: {self._calc_title()}"
 
     @property
     def help(self) -> str:
-        return f"Open the {self._title()} calculator"
+        return f"Open the {self._calc_title()} calculator"
 
-    def _title(self) -> str:
+    def _calc_title(self) -> str:
         from studytui.calc.registry import spec
 
         return spec(self.name).title

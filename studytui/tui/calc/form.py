@@ -178,8 +178,12 @@ class FieldRow:
             return ChoiceField(options, value, title=field.label, blank=blank, id=f"f-{field.name}", tooltip=tooltip)
         placeholder = f"default {field.default}" if field.default is not None else (field.help or field.label)
         self.placeholder = placeholder  # in full; cut to the field's width with … (CalcForm.on_resize)
-        control = FieldInput(value, placeholder=placeholder, id=f"f-{field.name}", compact=True, tooltip=tooltip,
-                        select_on_focus=False, suggester=self._suggester())
+        # The classes Input's constructor would give the field (-valid: a value and no validators;
+        # compact), given here: each class it adds restyles the field, not even mounted yet
+        # (mounting styles it anyway), for every field every time a calculator opens.
+        classes = "-textual-compact -valid" if value else "-textual-compact"
+        control = FieldInput(value, placeholder=placeholder, id=f"f-{field.name}", classes=classes, compact=True,
+                             tooltip=tooltip, select_on_focus=False, suggester=self._suggester())
         control.cursor_blink = cursor_blink
         return control
 
@@ -245,9 +249,12 @@ class CalcForm(VerticalScroll):
     """
 
     def __init__(self, spec: CalcSpec, values: Mapping[str, str], models: list[str], gpu_names: Sequence[str] = (),
-                 *, cursor_blink: bool = True, id: str | None = None) -> None:
+                 *, cursor_blink: bool = True, label_width: int = 21, id: str | None = None) -> None:
         super().__init__(id=id)
         self.cursor_blink = cursor_blink
+        # The label column's width, chosen by the screen from the terminal's before the first frame
+        # (the grids are built with it: changing it later lays the whole form out again).
+        self.label_width = label_width
         self.spec = spec
         self.initial = dict(values)
         self.models = models
@@ -269,7 +276,7 @@ class CalcForm(VerticalScroll):
             else:
                 grouped.setdefault(group, []).append(field)
                 self.group_of_field[field.name] = group
-        yield Grid(*main, classes="field-grid")
+        yield self._columns(Grid(*main, classes="field-grid"))
         for group_id, title in GROUPS:
             fields = grouped.get(group_id)
             if not fields:
@@ -287,16 +294,12 @@ class CalcForm(VerticalScroll):
         self.rows[field.name] = row
         return row
 
-    @staticmethod
-    def _group_grid(group_id: str, rows: list[FieldRow]) -> Grid:
-        return Grid(*[w for row in rows for w in row.widgets()], classes="field-grid group-grid", id=f"grid-{group_id}")
+    def _group_grid(self, group_id: str, rows: list[FieldRow]) -> Grid:
+        return self._columns(Grid(*[w for row in rows for w in row.widgets()], classes="field-grid group-grid", id=f"grid-{group_id}"))
 
-    def on_mount(self) -> None:
-        self.call_after_refresh(self._apply_label_width)
-
-    def _apply_label_width(self) -> None:
-        for grid in self.query(Grid):
-            grid.styles.grid_columns = f"{self.label_width} 1fr"
+    def _columns(self, grid: Grid) -> Grid:
+        grid.styles.grid_columns = f"{self.label_width} 1fr"
+        return grid
 
     def expand_group(self, group_id: str, expanded: bool = True) -> None:
         """Open (building its rows the first time) or close one group of fields."""
@@ -305,14 +308,10 @@ class CalcForm(VerticalScroll):
         if group_id in self.pending:
             if expanded:
                 rows = [self._row(field) for field in self.pending.pop(group_id)]
-                grid = self._group_grid(group_id, rows)
-                grid.styles.grid_columns = f"{self.label_width} 1fr"
-                self.mount(grid, after=toggle)
+                self.mount(self._group_grid(group_id, rows), after=toggle)
                 self.call_after_refresh(self.fit_placeholders)
         else:
             self.query_one(f"#grid-{group_id}", Grid).display = expanded
-
-    label_width = 21
 
     def set_label_width(self, width: int) -> None:
         """Wider labels where there is room (full labels at 120 columns, cut with … at 80)."""
@@ -324,7 +323,9 @@ class CalcForm(VerticalScroll):
         self.call_after_refresh(self.fit_placeholders)
 
     def on_resize(self) -> None:
-        self.call_after_refresh(self.fit_placeholders)
+        # Now, not after the next refresh: a resize is handled once the layout that caused it has
+        # given every field its width, and a frame drawn in between would show cut hints.
+        self.fit_placeholders()
 
     def fit_placeholders(self) -> None:
         """Placeholders that fit their field: the whole hint, or its essential part (the full

@@ -11,6 +11,7 @@ good numbers.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -71,7 +72,10 @@ def switch_keys() -> list[tuple[str, str]]:
     return [(f"f{FIRST_SWITCH_KEY + i}", name) for i, name in enumerate(names)]
 
 
+@functools.lru_cache(maxsize=8)
 def _key_hint(plotted: bool, narrow: bool = False) -> Content:
+    """The key line (Content is immutable: one per kind of screen, built once; parsing its markup
+    costs each opening a couple of milliseconds with the strip below)."""
     parts = [
         Content.from_markup(f"[@click=screen.{action}][b]$key[/b] $label[/]", key=key, label=short if narrow else label)
         for key, label, short, action in KEY_ACTIONS
@@ -85,8 +89,15 @@ def _switcher_line(current: str, narrow: bool = False) -> Content:
     """F2 roofline F3 gemm ...: every calculator, the current one highlighted, each clickable.
     Narrow terminals get "F: 2 roofline 3 gemm 4 transf ..." (a spec's short_name) so all of them
     fit in 80 columns (only then are the specs loaded)."""
+    return _switcher_content(tuple(switch_keys()), current, narrow)
+
+
+@functools.lru_cache(maxsize=32)
+def _switcher_content(keys: tuple[tuple[str, str], ...], current: str, narrow: bool) -> Content:
+    """The strip for these calculators, built once (keyed by the list, so a calculator registered
+    later gets a strip of its own)."""
     parts = []
-    for key, name in switch_keys():
+    for key, name in keys:
         label = f"{key[1:]} {registry.spec(name).short_name or name}" if narrow else f"{key.upper()} {name}"
         style = "bold reverse" if name == current else ""
         markup = f"[@click=screen.switch('{name}')][{style}]$label[/][/]" if style else f"[@click=screen.switch('{name}')]$label[/]"
@@ -114,6 +125,24 @@ def _widget_for_panel(panel: str) -> str:
     return "tab-plot" if panel == "plot" else "tab-text"
 
 
+NARROW_BELOW = 100  # columns: the short forms of the key line and the calculator strip
+WIDE_LABELS_FROM = 110  # columns: the form's labels in full (28 cells), else cut at 21
+
+
+def label_width_for(columns: int) -> int:
+    return 28 if columns >= WIDE_LABELS_FROM else 21
+
+
+def expected_results_width(columns: int) -> int:
+    """The width the results get on a screen `columns` wide, as the stylesheet lays it out
+    (#calc-left: 42% of the width, at least 34 and at most 60 cells; #calc-right's padding of
+    one cell each side; one for the results' scrollbar). Known before the first layout, so the
+    first frame's rows are drawn at their real width and not drawn again once it is known
+    (tests/tui/test_calc_first_frame.py compares it with the laid-out width)."""
+    left = min(max(columns * 42 // 100, 34), 60)
+    return max(1, columns - left - 2 - 1)
+
+
 class CalculatorScreen(Screen[None]):
     """One calculator: edit the inputs on the left, read the results, plot and formulas on the right."""
 
@@ -135,6 +164,10 @@ class CalculatorScreen(Screen[None]):
     #calc-keys { height: 1; background: $panel; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
     .calc-text-scroll { height: 1fr; scrollbar-size-vertical: 1; }
     """
+
+    # No automatic focus: Textual's would focus the form (a scrollable container) and restyle it
+    # and its every field, then again when on_mount moves focus to the first field.
+    AUTO_FOCUS = ""
 
     BINDINGS = [
         Binding("escape", "close", "Back", id="calc-back"),
@@ -163,6 +196,8 @@ class CalculatorScreen(Screen[None]):
         self._texts: dict[str, str] = {"explain": DASH, "about": self.spec.description}
         self._computed_for: dict[str, str] | None = None
         self._painted = False
+        self._narrow: bool | None = None  # the key line and the strip drawn for a narrow terminal
+        self._rows_width = 0  # the width the result rows were last drawn at
 
     # --- building -----------------------------------------------------------------------------
     @property
@@ -190,13 +225,16 @@ class CalculatorScreen(Screen[None]):
         values = initial_values(self.spec, self.launch.args, gpu, dtype)
         self._initial = dict(values)
         models = choices_for("model") if any(f.kind == "model" for f in self.spec.fields) else []
+        columns = self.app.size.width
+        self._narrow = narrow = columns < NARROW_BELOW
         yield Static(Text(visible_controls(self._title_text(values))), id="calc-title")
-        yield Static(_switcher_line(self.spec.name, narrow=self.app.size.width < 100), id="calc-switcher")
+        yield Static(_switcher_line(self.spec.name, narrow=narrow), id="calc-switcher")
         with Horizontal(id="calc-body"):
             with Vertical(id="calc-left"):
                 gpu_names = self._gpu_names() if any(f.kind == "gpu" for f in self.spec.fields) else []
                 blink = cursor_blink_of(self.app)
-                yield CalcForm(self.spec, values, models, gpu_names, cursor_blink=blink, id="calc-form")
+                yield CalcForm(self.spec, values, models, gpu_names, cursor_blink=blink, label_width=label_width_for(columns),
+                               id="calc-form")
                 # The focused field's whole hint (its placeholder shows only what fits).
                 yield Static("", id="calc-field-hint")
             with Vertical(id="calc-right"):
@@ -215,7 +253,7 @@ class CalculatorScreen(Screen[None]):
                         yield SweepPlot(f"{self.spec.title}: no valid inputs", id="tab-plot")
                     with VerticalScroll(id="tab-text", classes="calc-text-scroll"):
                         yield Static("", id="calc-text", markup=False)
-        yield Static(_key_hint(self.spec.plot == "roofline", narrow=self.app.size.width < 100), id="calc-keys")
+        yield Static(_key_hint(self.spec.plot == "roofline", narrow=narrow), id="calc-keys")
 
     @property
     def panels(self) -> list[tuple[str, str]]:
@@ -224,10 +262,14 @@ class CalculatorScreen(Screen[None]):
         return [*plot, ("explain", "Explain"), ("about", "About")]
 
     def on_mount(self) -> None:
+        # Everything the first frame shows is decided here, before the first layout: the results
+        # (computed once; the Changed events of the fields' initial values find nothing new), the
+        # first field's hint, the focus. Each later change would lay the screen out again.
         self._draw_tabline()
-        self.recompute()
+        self._recompute(force=True)
         first = next(iter(self.form.rows.values()), None)
         if first is not None:
+            self._show_field_hint(first.control)
             first.control.focus()
 
     @property
@@ -245,10 +287,13 @@ class CalculatorScreen(Screen[None]):
         if row is not None:
             text = field_hint(row.field)
             label = Content.styled(row.field.label, "bold")
-            hint.update(label + Content(f": {text}") if text else label)
+            shown = label + Content(f": {text}") if text else label
         elif isinstance(widget, GroupToggle):
-            hint.update(Content.styled(widget.title_text, "bold") + Content(": Enter or space opens or closes these fields"))
-        # Anything else (the results, a scrollbar): the last field's hint stays.
+            shown = Content.styled(widget.title_text, "bold") + Content(": Enter or space opens or closes these fields")
+        else:
+            return  # anything else (the results, a scrollbar): the last field's hint stays
+        if hint.content != shown:  # an update lays the screen out again: not for the same hint
+            hint.update(shown)
 
     def _title_text(self, values: Mapping[str, str]) -> str:
         """The title line: the calculator, then what the inputs are now (the try-it's own words
@@ -271,16 +316,21 @@ class CalculatorScreen(Screen[None]):
         return title
 
     def on_resize(self) -> None:
-        self.query_one("#calc-switcher", Static).update(_switcher_line(self.spec.name, narrow=self.size.width < 100))
-        self.query_one("#calc-keys", Static).update(_key_hint(self.spec.plot == "roofline", narrow=self.size.width < 100))
-        self.form.set_label_width(28 if self.size.width >= 110 else 21)
-        if self.result is not None:
+        # Only what the new width changes (the first resize, right after mounting, changes nothing:
+        # compose and on_mount drew for this width).
+        narrow = self.size.width < NARROW_BELOW
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.query_one("#calc-switcher", Static).update(_switcher_line(self.spec.name, narrow=narrow))
+            self.query_one("#calc-keys", Static).update(_key_hint(self.spec.plot == "roofline", narrow=narrow))
+        self.form.set_label_width(label_width_for(self.size.width))
+        if self.result is not None and self._results_width() != self._rows_width:
             self._draw_rows(self.result.rows, self.result.warnings)
 
     def _results_width(self) -> int:
         width = self.query_one("#calc-results-scroll").size.width - 1  # room for the scrollbar
-        if width <= 1:
-            width = max(30, int(self.app.size.width * 0.55))
+        if width <= 1:  # not laid out yet
+            width = expected_results_width(self.app.size.width)
         return width
 
     def _draw_rows(self, rows: list[tuple[str, str]], warnings: list[str] | None = None, read: bool = True) -> None:
@@ -288,7 +338,8 @@ class CalculatorScreen(Screen[None]):
 
         values = self._computed_for or {}
         shown = readings(self.spec, values) if read else []
-        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, self._results_width(), shown, spec=self.spec))
+        self._rows_width = width = self._results_width()
+        self.query_one("#calc-results", Static).update(_rows_table(rows, warnings, width, shown, spec=self.spec))
 
     # --- live recompute -----------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
@@ -322,6 +373,10 @@ class CalculatorScreen(Screen[None]):
         for a value set while building the form, or a keystroke that changed nothing)."""
         if not self.is_mounted:
             return
+        self._recompute(force)
+
+    def _recompute(self, force: bool) -> None:
+        """recompute() once the form is built (on_mount runs before the screen counts as mounted)."""
         self._limit_dtypes()
         values = self.form.values()
         if not force and values == self._computed_for:

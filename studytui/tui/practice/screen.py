@@ -22,7 +22,8 @@ from studytui.practice.answers import answer_format, answer_line
 from studytui.practice.grading import miss_text
 from studytui.tui.format import visible_controls
 from studytui.tui.host import StudyHost, cursor_blink_of, study_host
-from studytui.tui.practice import PracticeState, practice_state, refresh_views
+from studytui.tui.practice import practice_state, refresh_views
+from studytui.tui.practice.state import PracticeState
 from studytui.tui.widgets.footer import StudyFooter
 from studytui.tui.widgets.inputs import OrderedInput
 

@@ -11,10 +11,9 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 
 from studytui.core.errors import StudyError
-from studytui.core.handoff import check_link
 from studytui.guide.model import Entry, Section, Subsection
 from studytui.tui.compat import key_bindings
 from studytui.tui.format import fraction_bar, percent, short_timestamp
@@ -71,6 +70,7 @@ class MainScreen(Screen[None]):
         self._start = start
         self.position: Position | None = None
         self._last_viewed_timer: Timer | None = None
+        self._following_first_frame = False  # _after_first_frame is scheduled (once)
         self._pending_last_viewed: str | None = None
         # "finish ~ DATE at your pace" from the plan plug-in (PlanChanged); "" shows nothing.
         self.plan_label = ""
@@ -104,6 +104,8 @@ class MainScreen(Screen[None]):
             states = {entry_id: p.state for entry_id, p in app.session.progress.items()}
             yield GuideTree(app.guide, states, self._section_counts(), id="guide")
             yield DetailPane(app.session.draft, app.flush_note, cursor_blink=app.cursor_blink, id="detail")
+        # (The footer is composed with the screen: mounted only after the first frame, it never
+        # showed its keys in a browser tab through `studytui serve`.)
         yield StudyFooter()
 
     def on_mount(self) -> None:
@@ -123,13 +125,16 @@ class MainScreen(Screen[None]):
     def _fit_footer(self) -> None:
         # Narrow terminals (80 columns) fit every footer key only without the padding. (The
         # header line refits itself: StatusLine.on_resize.)
-        self.query_one(Footer).compact = self.app.size.width < 100
+        for footer in self.query("Footer"):
+            footer.compact = self.app.size.width < 100  # type: ignore[attr-defined]
 
     def on_screen_resume(self) -> None:
         self._fit_footer()  # resized while another screen was on top: this one was not told
         # Now that this screen is current, "after refresh" means after its first frame is on
-        # screen: only then mount the heavier half of the detail pane.
-        if not self.detail.ready:
+        # screen: only then mount the heavier half of the detail pane. Once: a dialog opened and
+        # closed before then (keys typed at start) resumes this screen again.
+        if not self._following_first_frame:
+            self._following_first_frame = True
             self.call_after_refresh(self._after_first_frame)
 
     async def _after_first_frame(self) -> None:
@@ -462,6 +467,8 @@ class MainScreen(Screen[None]):
         if not entry.url:
             self.host.say(f"No link to copy: {entry.no_url_reason or 'no primary source yet'}", severity="warning")
             return
+        from studytui.core.handoff import check_link  # here: nothing before the first frame needs it
+
         link = check_link(entry.url)
         if not link.allowed:
             self.host.say(f"Not copied: {link.url} ({link.reason}).", severity="warning", timeout=8)

@@ -70,8 +70,8 @@ class DetailPane(VerticalScroll):
 
     async def mount_rest(self) -> None:
         """Mount the body and the note panel (the screen calls this after its first frame)."""
-        if self.ready:
-            return
+        if self.ready or not self.app.is_running:
+            return  # (not running: the app quit before its first frame was followed up, `q` at once)
         from textual.widgets import Markdown
 
         from studytui.tui.widgets.note_panel import NotePanel
@@ -85,6 +85,8 @@ class DetailPane(VerticalScroll):
                 NotePanel(self._draft, self._flush, cursor_blink=self._cursor_blink, id="note-panel"),
             ]
         )
+        if not self.app.is_running:
+            return  # it stopped meanwhile: nothing was mounted, nothing to show
         self.ready = True
         if self._replay is not None:
             replay, self._replay = self._replay, None

@@ -18,6 +18,7 @@ which action a key runs does not change - only when it runs.
 from __future__ import annotations
 
 from textual import events
+from textual.reactive import reactive
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
@@ -68,7 +69,14 @@ class OrderedInput(InOrderBindings, Input):
 
 class FieldInput(OrderedInput):
     """A form field: reached with Tab (or shift+Tab) its text is selected, so what is typed
-    replaces it; focused by a click or by the app, the cursor just goes where it was put."""
+    replaces it; focused by a click or by the app, the cursor just goes where it was put.
+
+    Compact (one line, no border) from its first moment: created with the class, and compact by
+    default, Input's constructor does not take the class away and add it back (each change of
+    class restyles the field, not even mounted yet: twice per field every time a calculator
+    screen opens)."""
+
+    compact = reactive(True, toggle_class="-textual-compact")
 
     def on_focus(self, event: events.Focus) -> None:
         app = self.app
