@@ -19,18 +19,36 @@ settings.register_profile("dev", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI", "").lower() == "true" else "dev"))
 
 
-_CACHE_DIRS: list[Path] = []
+_CACHE_DIR: list[Path] = []
+
+
+def _use_a_cache_dir_of_the_run() -> None:
+    """The caches (issue 27: the guide, the problems, the catalogs, the schedule) in a folder of
+    the test run's, never the user's ~/.cache: one per process (each xdist worker), shared by its
+    tests (a cache is keyed by its sources and their stamps). Set before collection, so what test
+    modules load at import or in a module's fixture uses it too."""
+    import tempfile
+
+    _CACHE_DIR.append(Path(tempfile.mkdtemp(prefix="studytui-cache-")))
+    os.environ["STUDYTUI_CACHE_DIR"] = str(_CACHE_DIR[0])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _CACHE_DIR:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def isolated_cache_dir() -> Path:
+    return _CACHE_DIR[0]
 
 
 @pytest.fixture(autouse=True)
-def isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                      isolated_cache_dir: Path) -> Path:
     data = tmp_path_factory.mktemp("studytui-data")
     monkeypatch.setenv("STUDYTUI_DATA_DIR", str(data))
-    # The parsed-guide cache (issue 27) in a folder of the test run's, never the user's ~/.cache:
-    # one per worker, shared by its tests (a cache is keyed by its content folder and stamps).
-    if not _CACHE_DIRS:
-        _CACHE_DIRS.append(tmp_path_factory.mktemp("studytui-cache"))
-    monkeypatch.setenv("STUDYTUI_CACHE_DIR", str(_CACHE_DIRS[0]))
+    monkeypatch.setenv("STUDYTUI_CACHE_DIR", str(isolated_cache_dir))  # (back, if a test moved it)
     monkeypatch.delenv("STUDYTUI_CONTENT_DIR", raising=False)
     return data
 
@@ -139,6 +157,7 @@ def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str)
 # parallel run. Compile it once, into the usual __pycache__ folders (ignored by git), before the
 # workers start; reading byte code is allowed either way.
 def pytest_configure(config: pytest.Config) -> None:
+    _use_a_cache_dir_of_the_run()
     if sys.dont_write_bytecode and not hasattr(config, "workerinput"):
         import compileall
 

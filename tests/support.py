@@ -46,3 +46,49 @@ def app_refusal(data: Path) -> tuple[int, str]:
     finally:
         os.close(master)
     return proc.returncode, raw.decode("utf-8", "replace")
+
+
+def heavy_modules_loaded(argv: list[str], heavy: tuple[str, ...], env: dict[str, str] | None = None) -> tuple[int, set[str]]:
+    """Run `studytui ARGV` in a fresh interpreter (output dropped): its exit status and which
+    of the modules `heavy` it loaded."""
+    import json
+    import textwrap
+
+    code = textwrap.dedent(
+        f"""
+        import contextlib, io, json, sys
+        from studytui.cli import main
+        with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())), contextlib.redirect_stderr(io.StringIO()):
+            code = main({argv!r})
+        heavy = {heavy!r}
+        print(json.dumps([code, sorted(h for h in heavy if h in sys.modules)]))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    status, names = json.loads(out.stdout.strip().splitlines()[-1])
+    return status, set(names)
+
+
+def corrupt_cache_file(path: Path, how: str) -> None:
+    """Damage a cache file (studytui.core.jsoncache's framing) one way: "truncated", "a flipped
+    byte", "garbage", "empty", or "another version" (the header names another studytui)."""
+    import json
+
+    raw = path.read_bytes()
+    if how == "truncated":
+        path.write_bytes(raw[: len(raw) // 2])
+    elif how == "a flipped byte":
+        i = len(raw) - 100
+        path.write_bytes(raw[:i] + bytes([raw[i] ^ 0x01]) + raw[i + 1 :])
+    elif how == "garbage":
+        path.write_bytes(b"\x00\xff not json at all")
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "another version":
+        head, _, payload = raw.partition(b"\n")
+        header = json.loads(head)
+        header["studytui"] = "0.0.0-other"
+        path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+    else:
+        raise ValueError(how)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
-import json
 import subprocess
 import sys
-import textwrap
 
 import pytest
+
+from tests.support import heavy_modules_loaded
 
 HEAVY = ("yaml", "markdown_it", "rich.markdown", "pygments", "sqlite_utils", "click", "textual", "fsrs", "genanki",
          "platformdirs", "studytui.calc", "studytui.practice", "studytui.core.yamlio")
@@ -40,20 +40,7 @@ EXPECTED: list[tuple[list[str], set[str]]] = [
 
 
 def _loaded(argv: list[str]) -> tuple[int, set[str]]:
-    code = textwrap.dedent(
-        f"""
-        import contextlib, io, json, sys
-        from studytui.cli import main
-        with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())), contextlib.redirect_stderr(io.StringIO()):
-            code = main({argv!r})
-        heavy = {HEAVY!r}
-        print(json.dumps([code, sorted(h for h in heavy if h in sys.modules)]))
-        """
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    code_, names = json.loads(out.stdout.strip().splitlines()[-1])
-    return code_, set(names)
+    return heavy_modules_loaded(argv, HEAVY)
 
 
 @pytest.mark.parametrize("argv, allowed", EXPECTED, ids=[" ".join(a) for a, _ in EXPECTED])

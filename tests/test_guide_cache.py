@@ -16,6 +16,7 @@ from studytui.core import jsoncache
 from studytui.core.paths import CHECKOUT_DIR, cache_dir, content_dir
 from studytui.guide import cache, loader, model
 from studytui.guide.loader import load_guide
+from tests.support import corrupt_cache_file
 
 CONTENT = content_dir()
 
@@ -106,29 +107,11 @@ def test_the_same_guide_object_while_nothing_changed(content: Path) -> None:
     assert load_guide(content) is not first
 
 
-def _corrupt(path: Path, how: str) -> None:
-    raw = path.read_bytes()
-    if how == "truncated":
-        path.write_bytes(raw[: len(raw) // 2])
-    elif how == "a flipped byte":
-        i = len(raw) - 100
-        path.write_bytes(raw[:i] + bytes([raw[i] ^ 0x01]) + raw[i + 1 :])
-    elif how == "garbage":
-        path.write_bytes(b"\x00\xff not json at all")
-    elif how == "empty":
-        path.write_bytes(b"")
-    elif how == "another version":
-        head, _, payload = raw.partition(b"\n")
-        header = json.loads(head)
-        header["studytui"] = "0.0.0-other"
-        path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
-
-
 @pytest.mark.parametrize("how", ["truncated", "a flipped byte", "garbage", "empty", "another version"])
 def test_a_corrupt_or_foreign_cache_file_is_rebuilt_not_trusted(content: Path, how: str) -> None:
     good = load_guide(content)
     path = cache.cache_file(content)
-    _corrupt(path, how)
+    corrupt_cache_file(path, how)
     assert cache.read(content) is None
     loader._LOADED.clear()
     assert load_guide(content) == good

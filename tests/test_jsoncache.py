@@ -147,3 +147,10 @@ def test_an_edit_of_the_code_that_builds_the_value_invalidates_it(source: Path, 
     assert _keep(source, {"a": 1})
     got = jsoncache.get("test:one", ("core/jsoncache.py", "core/filestate.py"))
     assert got is None  # kept under other code
+
+
+def test_a_value_asked_for_with_its_files_is_served_only_when_built_from_exactly_those(source: Path, tmp_path: Path) -> None:
+    assert _keep(source, {"a": 1})
+    assert jsoncache.get("test:one", CODE, [str(source)]) is not None
+    assert jsoncache.get("test:one", CODE, [str(source), str(tmp_path / "another.yaml")]) is None
+    assert jsoncache.get("test:one", CODE, []) is None

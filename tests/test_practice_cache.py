@@ -18,6 +18,7 @@ from studytui.core.paths import content_dir
 from studytui.practice import cache, loader
 from studytui.practice.loader import load_problems, parse_problems
 from studytui.practice.model import GivenSpec, Problem
+from tests.support import corrupt_cache_file
 
 CONTENT = content_dir()
 FIRST = "00-start-here.yaml"
@@ -173,23 +174,10 @@ def test_a_problem_with_an_error_is_never_kept_and_check_names_its_line(content:
         load_problems(content)
 
 
-def _corrupt(path: Path, how: str) -> None:
-    raw = path.read_bytes()
-    if how == "truncated":
-        path.write_bytes(raw[: len(raw) // 2])
-    elif how == "a flipped byte":
-        i = len(raw) - 100
-        path.write_bytes(raw[:i] + bytes([raw[i] ^ 0x01]) + raw[i + 1:])
-    elif how == "garbage":
-        path.write_bytes(b"\x00\xff not json at all")
-    elif how == "empty":
-        path.write_bytes(b"")
-
-
 @pytest.mark.parametrize("how", ["truncated", "a flipped byte", "garbage", "empty"])
 def test_a_corrupt_cache_file_is_rebuilt_not_trusted(content: Path, how: str) -> None:
     good = load_problems(content).problems
-    _corrupt(_kept_file(content), how)
+    corrupt_cache_file(_kept_file(content), how)
     assert cache.read(content) is None
     loader._LOADED.clear()
     assert load_problems(content).problems == good

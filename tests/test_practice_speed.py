@@ -8,13 +8,11 @@ the calculators only where a question's figures are given or an answer is graded
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
+
+from tests.support import heavy_modules_loaded
 
 HEAVY = ("yaml", "studytui.core.yamlio", "fsrs", "studytui.calc", "studytui.practice.grading", "studytui.practice.given",
          "studytui.practice.handcalc", "studytui.practice.byhand", "sqlite_utils", "click", "textual", "markdown_it",
@@ -38,21 +36,8 @@ EXPECTED: list[tuple[list[str], set[str]]] = [
 
 
 def _loaded(argv: list[str], cache_dir: str) -> tuple[int, set[str]]:
-    code = textwrap.dedent(
-        f"""
-        import contextlib, io, json, sys
-        from studytui.cli import main
-        with contextlib.redirect_stdout(io.TextIOWrapper(io.BytesIO())), contextlib.redirect_stderr(io.StringIO()):
-            code = main({argv!r})
-        heavy = {HEAVY!r}
-        print(json.dumps([code, sorted(h for h in heavy if h in sys.modules)]))
-        """
-    )
-    env = {**os.environ, "STUDYTUI_CACHE_DIR": cache_dir}  # the test's own data directory (conftest), the module's cache
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert out.returncode == 0, out.stderr
-    code_, names = json.loads(out.stdout.strip().splitlines()[-1])
-    return code_, set(names)
+    # The test's own data directory (conftest), the module's cache.
+    return heavy_modules_loaded(argv, HEAVY, {**os.environ, "STUDYTUI_CACHE_DIR": cache_dir})
 
 
 @pytest.fixture(scope="module")

@@ -104,12 +104,12 @@ def kept(name: str, files: list[str], code: tuple[str, ...]) -> Any:
     """The value kept under `name` when it was built from exactly the YAML files `files`
     (absolute paths), none of which, nor the code files `code`, changed since, and none of which
     is now over the size a YAML file may have; else None. The caller checks its shape."""
-    got = jsoncache.get(name, CODE_FILES + code)
+    got = jsoncache.get(name, CODE_FILES + code, files)
     if got is None:
         return None
     value, stamps = got
     limit = _limit()
-    if [path for path, _ in stamps] != files or any(stamp is None or (limit is not None and stamp[2] > limit) for _, stamp in stamps):
+    if any(stamp is None or (limit is not None and stamp[2] > limit) for _, stamp in stamps):
         return None
     return value
 

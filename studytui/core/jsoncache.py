@@ -185,9 +185,10 @@ def value_file(name: str) -> Path:
     return cache_dir() / SUBDIR / f"{sha256_hex(name.encode('utf-8', 'surrogatepass'))[:24]}.json"
 
 
-def get(name: str, code: Sequence[str]) -> tuple[Any, Stamps] | None:
+def get(name: str, code: Sequence[str], files: Sequence[str] | None = None) -> tuple[Any, Stamps] | None:
     """The value kept under `name` and the stamps of the files it was built from, when none of
-    them nor the code files `code` changed since; else None (never raises)."""
+    them nor the code files `code` changed since (and, given `files`, it was built from exactly
+    those, in that order); else None (never raises)."""
     try:
         raw = read_private(value_file(name))
         if raw is None:
@@ -195,10 +196,12 @@ def get(name: str, code: Sequence[str]) -> tuple[Any, Stamps] | None:
         header, payload = header_and_payload(raw)
         if header.get("name") != name:
             raise Invalid("another name")
-        files, kept_code = parse_stamps(header.get("files")), parse_stamps(header.get("code"))
-        if kept_code != code_stamps(code) or not unchanged(files):
+        stamped, kept_code = parse_stamps(header.get("files")), parse_stamps(header.get("code"))
+        if files is not None and [path for path, _ in stamped] != list(files):
+            raise Invalid("built from other files")
+        if kept_code != code_stamps(code) or not unchanged(stamped):
             raise Invalid("changed")
-        return json.loads(payload), files
+        return json.loads(payload), stamped
     except (Invalid, OSError, ValueError, TypeError, RecursionError, UnicodeError):
         return None
 

@@ -111,13 +111,13 @@ def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
         by_problem.setdefault(a.problem_id, []).append(a)
     if not by_problem:
         return {}  # nothing practised yet: not even the scheduler is imported
-    digest = _digest(by_problem)
-    kept = _kept(by_problem, digest)
+    digest, files = _digest(by_problem), _fsrs_files()
+    kept = _kept(by_problem, digest, files)
     if kept is not None:
         return kept
     taken_at = _time_now()
     out = _replay(by_problem)
-    _keep(out, digest, taken_at)
+    _keep(out, digest, files, taken_at)
     return out
 
 
@@ -180,15 +180,14 @@ def _fsrs_files() -> list[str]:
 _REVIEW_TYPES = (str, bool, int, int, int, bool, bool)
 
 
-def _kept(by_problem: Mapping[str, list[Attempt]], digest: str) -> dict[str, Review] | None:
+def _kept(by_problem: Mapping[str, list[Attempt]], digest: str, files: list[str]) -> dict[str, Review] | None:
     from studytui.core import jsoncache
 
-    files = _fsrs_files()
-    got = jsoncache.get(_CACHE_NAME, _CACHE_CODE) if files else None
+    got = jsoncache.get(_CACHE_NAME, _CACHE_CODE, files) if files else None
     if got is None:
         return None
-    value, stamps = got
-    if [path for path, _ in stamps] != files or type(value) is not dict or value.get("digest") != digest:
+    value, _ = got
+    if type(value) is not dict or value.get("digest") != digest:
         return None
     rows = value.get("reviews")
     if type(rows) is not dict or rows.keys() != by_problem.keys():
@@ -207,10 +206,9 @@ def _kept(by_problem: Mapping[str, list[Attempt]], digest: str) -> dict[str, Rev
     return out
 
 
-def _keep(out: Mapping[str, Review], digest: str, taken_at: float) -> None:
+def _keep(out: Mapping[str, Review], digest: str, files: list[str], taken_at: float) -> None:
     from studytui.core import jsoncache
 
-    files = _fsrs_files()
     if not files:
         return
     rows = {pid: [r.due.isoformat(), bool(r.last_correct), int(r.attempts), int(r.last_seed), int(r.correct_count),
