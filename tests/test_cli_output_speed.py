@@ -309,6 +309,48 @@ def test_the_plan_forecast_extended_is_the_forecast_made_afresh() -> None:
             assert forecast.load(until) == P.forecast_reviews(attempts, now, timezone.utc, until, 180.0), days
 
 
+def test_the_forecast_reviewing_one_card_on_equals_replaying_every_attempt_again() -> None:
+    """The forecast reviews each problem's card on by one imagined right answer at a time
+    (schedule.Imagined); the same as replaying the learner's attempts with the imagined ones
+    added, from the start, for each step (what it did before: slower, and it overwrote the kept
+    replay practice reads)."""
+    from studytui.practice import schedule
+    from studytui.store.attempts import Attempt
+
+    now = datetime(2026, 12, 2, 15, 30, tzinfo=timezone.utc)
+    rnd = random.Random(2027)
+    for _ in range(25):
+        history = sorted((Attempt((now - timedelta(days=rnd.uniform(0, 60))).isoformat(), "p", rnd.randint(0, 3), "1",
+                                  rnd.random() < 0.5, None) for _ in range(rnd.randint(1, 6))), key=lambda a: a.at)
+        imagined = schedule.Imagined(list(reversed(history)))  # (any order: it sorts by time)
+        replayed = list(history)
+        assert imagined.due == schedule._replay({"p": replayed})["p"].due
+        at = max(imagined.due, now)
+        for _step in range(rnd.randint(1, 8)):
+            got = imagined.right_at(at)
+            replayed.append(Attempt(at.isoformat(timespec="microseconds"), "p", 0, "(forecast)", True, None))
+            assert got == schedule._replay({"p": replayed})["p"].due
+            at = max(got, at) + timedelta(hours=rnd.uniform(0, 48))
+
+
+def test_the_forecast_leaves_the_kept_replay_of_the_learners_attempts_alone(tmp_path, monkeypatch) -> None:
+    """`plan` imagines reviews; practice's kept replay (one cache file) stays that of the learner's
+    own attempts, so `practice` after `plan` does not replay them again."""
+    from studytui.practice import schedule
+    from studytui.store.attempts import Attempt
+    from studytui.study import plan as P
+
+    monkeypatch.setenv("STUDYTUI_CACHE_DIR", str(tmp_path))
+    now = datetime(2026, 12, 2, 15, 30, tzinfo=timezone.utc)
+    attempts = [Attempt((now - timedelta(minutes=5)).isoformat(), "p1", 0, "1", False, None)]
+    kept = schedule.reviews(attempts)
+    replays = []
+    monkeypatch.setattr(schedule, "_replay", lambda by_problem: replays.append(by_problem) or {})
+    load = P.forecast_reviews(attempts, now, timezone.utc, date(2027, 6, 1), 180.0)
+    assert load.by_day and replays == []  # the learner's reviews came from the kept replay
+    assert schedule.reviews(attempts) == kept and replays == []  # and it is still kept
+
+
 # -- what each command loads ------------------------------------------------------------------------
 
 # Modules the output no longer needs: Rich's table layout (and fractions, through its ratios), its

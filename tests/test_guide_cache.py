@@ -125,7 +125,7 @@ def _forge(path: Path, change) -> None:
     data = json.loads(payload)
     change(data)
     payload = json.dumps(data).encode()
-    header["bytes"], header["sha256"] = len(payload), cache.sha256_hex(payload)
+    header["bytes"], header["blake2b"] = len(payload), cache.digest_hex(payload)
     path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
 
 

@@ -191,7 +191,7 @@ def _forge(path: Path, change) -> None:
     data = json.loads(payload)
     change(data["columns"])
     payload = json.dumps(data).encode()
-    header["bytes"], header["sha256"] = len(payload), jsoncache.sha256_hex(payload)
+    header["bytes"], header["blake2b"] = len(payload), jsoncache.digest_hex(payload)
     path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
 
 
@@ -237,7 +237,7 @@ def test_a_non_finite_number_in_a_forged_cache_is_refused(content: Path) -> None
     data["columns"]["tolerance"][0] = float("nan")  # json.dumps writes NaN, which json.loads reads back
     payload = json.dumps(data).encode()
     header = json.loads(head)
-    header["bytes"], header["sha256"] = len(payload), jsoncache.sha256_hex(payload)
+    header["bytes"], header["blake2b"] = len(payload), jsoncache.digest_hex(payload)
     path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
     assert cache.read(content) is None
 

@@ -19,9 +19,10 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import BinaryIO, Callable, Mapping, NamedTuple
+from typing import BinaryIO, Callable, Mapping
 
 from studytui.core.errors import StudyError, UsageError
+from studytui.core.tuples import Tuple
 
 MIB = 1024 * 1024
 # The most studytui reads of one file of each kind. Module constants, so tests can lower them.
@@ -254,7 +255,7 @@ def write_atomically(path: Path, data: bytes) -> Path:
 NO_EDITOR = "no editor set: export VISUAL or EDITOR"
 
 
-class EditedText(NamedTuple):
+class EditedText(Tuple):
     """What the editor left: `text`, still kept in the temporary file `path` until the caller
     has saved it (then `discard()`); a refused save names `path`, so nothing typed is lost."""
 

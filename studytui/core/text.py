@@ -7,7 +7,6 @@ and the server escape the same characters the same way.
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any
 
@@ -20,10 +19,6 @@ BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # DEL, C1 controls (0x9b is CSI on some terminals) and the bidi controls. Shared with the app
 # (studytui.tui.format), so the CLI and the app escape the same characters the same way.
 CONTROLS = f"\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}"
-# All of them except tab and newline, and a carriage return not ending a line (it would let text
-# overwrite what is already on the line).
-_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI_CONTROLS}]|\r(?!\n)")
-_ANY_CONTROL = re.compile(f"[{CONTROLS}]")
 
 
 def escaped(char: str) -> str:
@@ -32,19 +27,33 @@ def escaped(char: str) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def _escape(match: re.Match[str]) -> str:
-    return escaped(match.group())
+# The same characters as code points, for str.translate: no regex is compiled at import (each of
+# these classes took about half a millisecond to compile, and every command imports this module;
+# issue 27). `str.isprintable()` is False for every one of them, so printable text is returned as
+# it is without a look at each character.
+_BIDI_CODES = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_ANY_CONTROL_CODES = (*range(0x00, 0x20), *range(0x7F, 0xA0), *_BIDI_CODES)
+# one_line: every control; visible: all of them except tab and newline (a carriage return is
+# handled on its own: kept where it ends a line, escaped where it would let text overwrite what is
+# already on the line).
+_ONE_LINE = {code: escaped(chr(code)) for code in _ANY_CONTROL_CODES}
+_VISIBLE = {code: text for code, text in _ONE_LINE.items() if code not in (0x09, 0x0A, 0x0D)}
 
 
 def visible(text: str) -> str:
     """Control characters shown as `\\x1b`-style escapes (bidi controls as `\\u202e`); tabs and
     line breaks kept."""
-    return _CONTROL.sub(_escape, text)
+    if text.isprintable():
+        return text
+    shown = text.translate(_VISIBLE)
+    if "\r" in shown:
+        shown = "\r\n".join(part.replace("\r", "\\x0d") for part in shown.split("\r\n"))
+    return shown
 
 
 def one_line(text: str) -> str:
     """Every control character escaped, line breaks too: for one-line messages."""
-    return _ANY_CONTROL.sub(_escape, text)
+    return text if text.isprintable() else text.translate(_ONE_LINE)
 
 
 def for_terminal(text: str, stream: Any = None) -> str:
@@ -60,13 +69,13 @@ def for_terminal(text: str, stream: Any = None) -> str:
 
 # Characters JSON (ensure_ascii=False) leaves raw that a terminal may act on: DEL, the C1 controls
 # and the bidi controls. json.dumps already writes the C0 controls as \u escapes.
-_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")
+_UNSAFE_IN_JSON = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), *_BIDI_CODES)}
 
 
 def json_escaped(text: str) -> str:
     """JSON text with DEL, C1 and bidi controls written as \\u escapes: it decodes to the same
     value, and no character of it acts on a terminal."""
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text if text.isprintable() else text.translate(_UNSAFE_IN_JSON)
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:

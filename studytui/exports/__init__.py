@@ -20,7 +20,9 @@ the optional extras installed. Nothing here prints: the command reports what `Ex
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from studytui.core.tuples import Tuple
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
     from studytui.exports.report import Exported, Imported
 
 
-class Format(NamedTuple):
+class Format(Tuple):
     """One export format. (A NamedTuple: `studytui --help` builds the export command's help from
     the registry, and must not pay for importing dataclasses.)"""
 

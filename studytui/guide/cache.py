@@ -17,7 +17,7 @@ the guide is parsed from the YAML again and the file is written anew:
   stamps (file_state.content_stamp: mtime, ctime, size, inode) for every content file the guide
   was built from and for this package's own code (so a developer's edit of the loader counts as
   a change too);
-- the SHA-256 digest of the payload matches the header's (a truncated or corrupted file fails);
+- the BLAKE2b digest of the payload matches the header's (a truncated or corrupted file fails);
 - the payload rebuilds the model with every field of the type the model holds, and no text in it
   holds a control character that the loader would have refused.
 
@@ -42,7 +42,7 @@ from typing import Any
 from studytui.core import jsoncache
 from studytui.core.errors import ContentError
 from studytui.core.filestate import FullStamp
-from studytui.core.jsoncache import Invalid, Stamps, racy, sha256_hex, unchanged
+from studytui.core.jsoncache import Invalid, Stamps, digest_hex, racy, unchanged
 from studytui.guide.model import Claim, Entry, GlossaryTerm, Guide, Policy, Section, Subsection, TryIt
 
 FORMAT = 1
@@ -50,7 +50,7 @@ SUBDIR = "guide"
 # The modules whose code decides what a guide parsed from the YAML holds.
 CODE_FILES = ("guide/loader.py", "guide/model.py", "core/yamlio.py", "guide/cache.py", "core/jsoncache.py")  # within the package
 
-__all__ = ["Invalid", "Stamps", "racy", "sha256_hex", "unchanged", "read", "write", "cache_file", "code_stamps"]
+__all__ = ["Invalid", "Stamps", "racy", "digest_hex", "unchanged", "read", "write", "cache_file", "code_stamps"]
 
 
 # -- the loader's rules that a kept guide is checked against ------------------------------------
@@ -113,7 +113,7 @@ def cache_file(content_root: Path) -> Path:
     """The cache file for a content folder (its resolved path)."""
     from studytui.core.paths import cache_dir
 
-    name = sha256_hex(os.fsencode(str(content_root)))[:24]
+    name = digest_hex(os.fsencode(str(content_root)))[:24]
     return cache_dir() / SUBDIR / f"guide-{name}.json"
 
 

@@ -13,7 +13,9 @@ this module's records were a tenth of a command's whole start-up (issue 27).
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
+
+from studytui.core.tuples import Tuple
 
 # The kinds of source the guide's policy counts as core (introducing paper, defining spec or
 # official docs, implementing repository, direct implementer report). `kind` itself is our own
@@ -28,7 +30,7 @@ CLAIM_FIELDS = ("hardware", "workload", "precision", "baseline", "correctness", 
 PLACEMENTS = ("inferred",)
 
 
-class Claim(NamedTuple):
+class Claim(Tuple):
     """A performance number written in content, with the five fields that make it admissible."""
 
     value: str
@@ -41,7 +43,7 @@ class Claim(NamedTuple):
     algorithm: str  # the method or kernel variant measured
 
 
-class TryIt(NamedTuple):
+class TryIt(Tuple):
     """A link from an entry to a calculator with preset inputs (issue: calculators in the TUI)."""
 
     calc: str
@@ -49,7 +51,7 @@ class TryIt(NamedTuple):
     label: str = ""
 
 
-class Entry(NamedTuple):
+class Entry(Tuple):
     """One item of the reading list."""
 
     id: str
@@ -125,13 +127,13 @@ class Entry(NamedTuple):
         }
 
 
-class Subsection(NamedTuple):
+class Subsection(Tuple):
     id: str
     title: str | None
     entries: tuple[Entry, ...]
 
 
-class Section(NamedTuple):
+class Section(Tuple):
     id: str
     title: str
     intro: str
@@ -145,7 +147,7 @@ class Section(NamedTuple):
         return tuple(e for sub in self.subsections for e in sub.entries)
 
 
-class GlossaryTerm(NamedTuple):
+class GlossaryTerm(Tuple):
     id: str
     term: str
     definition: str
@@ -153,7 +155,7 @@ class GlossaryTerm(NamedTuple):
     aliases: tuple[str, ...] = ()
 
 
-class Policy(NamedTuple):
+class Policy(Tuple):
     """The source policy, in our own words."""
 
     text: str

@@ -21,12 +21,18 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import Iterable, Mapping
 
+from studytui.core.tuples import Tuple
 from studytui.guide.model import Entry
 
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")  # what separates words (after lower-casing)
+# The same rule as byte tables, for the index (issue 27): building it with the regex was most of
+# `studytui search`. After lower(), a character other than ASCII 0-9 a-z separates words: as bytes,
+# every other ASCII byte becomes a space, and each non-ASCII character is first replaced by one.
+_KEEP = b"0123456789abcdefghijklmnopqrstuvwxyz"
+_TO_SPACE = bytes(c if c in _KEEP else 0x20 for c in range(256))
+_DROP = bytes(c for c in range(128) if c not in _KEEP)
 
 # Field weights: a hit in the title says far more than one in the summary.
 WEIGHTS = {"title": 10.0, "tags": 6.0, "authors": 5.0, "section": 3.0, "id": 4.0, "summary": 2.0, "notes": 3.0}
@@ -36,12 +42,14 @@ NAME_FIELDS = frozenset({"title", "tags", "id", "notes"})  # where a word of one
 
 
 def words(text: str) -> list[str]:
-    """Lower-case alphanumeric words of `text` (punctuation and hyphens split words)."""
-    return [w for w in _NON_ALNUM.split(text.lower()) if w]
+    """Lower-case alphanumeric words of `text` (punctuation and hyphens split words): the runs of
+    0-9 a-z in `text.lower()`."""
+    return text.lower().encode("ascii", "replace").translate(_TO_SPACE).decode("ascii").split()
 
 
 def compact(text: str) -> str:
-    return _NON_ALNUM.sub("", text.lower())
+    """`text.lower()` with everything but 0-9 a-z left out."""
+    return text.lower().encode("ascii", "ignore").translate(None, _DROP).decode("ascii")
 
 
 def _tokens(text: str) -> set[str]:
@@ -51,8 +59,7 @@ def _tokens(text: str) -> set[str]:
     return out
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(Tuple):
     entry: Entry
     score: float
     fields: tuple[str, ...]  # the fields that matched, best first
@@ -97,8 +104,7 @@ class _Doc:
         self.name_spaced = " " + " ".join(self.name_words)
 
 
-@dataclass(frozen=True)
-class _Term:
+class _Term(Tuple):
     """One unit of the query: a word, or a short word read joined to its neighbour."""
 
     text: str

@@ -10,9 +10,10 @@ shows up in every question that uses it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable
 
 from studytui.core.errors import UsageError
+from studytui.core.tuples import Tuple
 
 if TYPE_CHECKING:
     from studytui.calc.ceilings import Ceilings
@@ -28,7 +29,7 @@ class GivenError(UsageError):
     """A `given` item that names an unknown figure, GPU, model or compute capability."""
 
 
-class Fact(NamedTuple):
+class Fact(Tuple):
     """One figure given under a question. (A named tuple: cheaper to create at import than a
     frozen dataclass, see practice/model.py.)"""
 

@@ -19,9 +19,10 @@ import ast
 import functools
 import math
 import re
-from typing import Callable, Mapping, NamedTuple
+from typing import Callable, Mapping
 
 from studytui.core.errors import UsageError
+from studytui.core.tuples import Tuple
 
 FUNCTIONS: dict[str, Callable[..., float]] = {
     "min": min, "max": max, "ceil": math.ceil, "floor": math.floor, "sqrt": math.sqrt, "log2": math.log2, "abs": abs,
@@ -46,7 +47,7 @@ class HandError(UsageError):
     """An expression that is not plain arithmetic, or that names something undefined."""
 
 
-class Literal(NamedTuple):
+class Literal(Tuple):
     """A number as written in an expression. (A named tuple: cheaper to create at import than a
     frozen dataclass, see practice/model.py.)"""
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import random
 import re
 from types import MappingProxyType
-from typing import Any, Mapping, NamedTuple
+from typing import Any, Mapping
+
+from studytui.core.tuples import Tuple
 
 KINDS = ("number", "choice")
 # Picking problems run the calculator once per choice: the choice with the smallest (largest)
@@ -35,7 +37,7 @@ class TemplateError(ValueError):
     """A template names a parameter (or a field of one) that the problem does not define."""
 
 
-class GivenSpec(NamedTuple):
+class GivenSpec(Tuple):
     """One item of a problem's `given` list (see practice.given): figures of a GPU, a model or a
     compute capability (`ref` is a template naming it), or one stated value of the problem's own."""
 
@@ -48,7 +50,7 @@ class GivenSpec(NamedTuple):
     value: str = ""
 
 
-class Problem(NamedTuple):
+class Problem(Tuple):
     """One practice problem as its file states it (the loader checked every field)."""
 
     id: str
@@ -128,7 +130,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-class Variant(NamedTuple):
+class Variant(Tuple):
     """One problem with its parameters fixed."""
 
     problem: Problem

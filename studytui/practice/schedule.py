@@ -16,7 +16,9 @@ schedule keeps the lapse (Again, then Hard: back within the hour).
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+from studytui.core.tuples import Tuple
 
 if TYPE_CHECKING:
     from fsrs import Scheduler  # imported when first needed: nothing practised, nothing imported
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
 
 # Named tuples, not frozen dataclasses: cheaper to create at import (see practice/model.py).
-class Review(NamedTuple):
+class Review(Tuple):
     """One problem's review state, replayed from its attempts."""
 
     problem_id: str
@@ -121,6 +123,35 @@ def reviews(attempts: Iterable[Attempt]) -> dict[str, Review]:
     return out
 
 
+class Imagined:
+    """One problem's FSRS card after its attempts, reviewed further by imagined right answers (the
+    plan's forecast): each `right_at` is one more review, the same as replaying the attempts with
+    a right one added at that time (`reviews`), without replaying them all again or keeping it."""
+
+    def __init__(self, history: Sequence[Attempt]) -> None:
+        from fsrs import Card, Rating
+
+        self._scheduler = _scheduler()
+        self._ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
+        card = Card(card_id=1)
+        ordered = sorted(history, key=lambda a: a.at)
+        for attempt, rating in zip(ordered, rating_sequence(ordered)):
+            card, _ = self._scheduler.review_card(card, self._ratings[rating], review_datetime=_time(attempt.at))
+        self._card = card
+        self._missed = bool(ordered) and not ordered[-1].correct  # a right answer after a miss counts as hard
+
+    @property
+    def due(self) -> _dt.datetime:
+        return self._card.due
+
+    def right_at(self, at: _dt.datetime) -> _dt.datetime:
+        """Review the card as answered right at `at`; the next due time."""
+        rating = self._ratings["hard" if self._missed else "good"]
+        self._card, _ = self._scheduler.review_card(self._card, rating, review_datetime=at)
+        self._missed = False
+        return self._card.due
+
+
 def _replay(by_problem: Mapping[str, list[Attempt]]) -> dict[str, Review]:
     from fsrs import Card, Rating
 
@@ -140,7 +171,7 @@ def _replay(by_problem: Mapping[str, list[Attempt]]) -> dict[str, Review]:
 
 # -- the replay kept between runs ------------------------------------------------------------------
 # One file (studytui.core.jsoncache) holding the reviews of the last set of attempts replayed, with
-# a SHA-256 digest of everything the replay reads from them (each attempt's problem, time, variant
+# a BLAKE2b digest of everything the replay reads from them (each attempt's problem, time, variant
 # and result, in order). It is used only for exactly those attempts, replayed by this code and the
 # same installed FSRS (its files are the stamps); anything else replays again.
 _CACHE_NAME = "practice-schedule:1"
@@ -154,10 +185,10 @@ def _time_now() -> float:
 
 
 def _digest(by_problem: Mapping[str, list[Attempt]]) -> str:
-    from studytui.core.jsoncache import sha256_hex
+    from studytui.core.jsoncache import digest_hex
 
     rows = [[pid, a.at, a.seed, bool(a.correct)] for pid, history in by_problem.items() for a in history]
-    return sha256_hex(repr(rows).encode("utf-8", "surrogatepass"))
+    return digest_hex(repr(rows).encode("utf-8", "surrogatepass"))
 
 
 def _fsrs_files() -> list[str]:
@@ -247,7 +278,7 @@ def misses_since_hit(attempts: Sequence[Attempt]) -> int:
     return n
 
 
-class Mastery(NamedTuple):
+class Mastery(Tuple):
     """One section's practice: how many problems, tried, mastered, due."""
 
     section_id: str

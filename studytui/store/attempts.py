@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import Any
 
 from studytui.core.errors import UsageError
+from studytui.core.tuples import Tuple
 from studytui.store.model import check_text, normalize_time
 
 SEED_LIMIT = 2**31 - 1
 ANSWER_LIMIT = 200  # characters kept of a typed answer
 
 
-class Attempt(NamedTuple):
+class Attempt(Tuple):
     at: str
     problem_id: str
     seed: int

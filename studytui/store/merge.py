@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, Sequence
+
+from studytui.core.tuples import Tuple
 
 # Lines with their newline in front ("a", "\nb", "\n"): appending a line, with or without a final
 # newline, is then a pure insertion instead of a change to the last line.
@@ -38,12 +40,12 @@ def _words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
-class Merged(NamedTuple):
+class Merged(Tuple):
     text: str
     conflicts: int  # marker lines written
 
 
-class _Change(NamedTuple):
+class _Change(Tuple):
     start: int  # range of base tokens replaced
     end: int
     side: int  # 0 ours, 1 theirs

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any, NamedTuple
+from typing import Any
 
 from studytui.core.errors import UsageError
 from studytui.core.state import STATE_VALUES
+from studytui.core.tuples import Tuple
 
 STATES = STATE_VALUES  # one definition: studytui.core.state.State
 DEFAULT_STATE = "pending"
@@ -98,7 +99,7 @@ def check_text(text: Any, what: str = "note") -> str:
     return text
 
 
-class EntryProgress(NamedTuple):
+class EntryProgress(Tuple):
     """What the learner has recorded for one entry. Times are UTC ISO strings or None.
 
     A NamedTuple rather than a dataclass: it is immutable and about five times cheaper to build,
@@ -127,7 +128,7 @@ class EntryProgress(NamedTuple):
         }
 
 
-class NoteVersion(NamedTuple):
+class NoteVersion(Tuple):
     """One saved version of a note, from the event log. `number` counts from 1, oldest first."""
 
     number: int
@@ -185,7 +186,7 @@ def merge_notes(
     return merged.text, merged.conflicts > 0
 
 
-class MergedProgress(NamedTuple):
+class MergedProgress(Tuple):
     progress: EntryProgress
     state_changed: bool
     note_changed: bool

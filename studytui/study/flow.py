@@ -13,9 +13,10 @@ Policy, kept deliberately simple:
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple, Union
+from typing import Any, Mapping, Union
 
 from studytui.core.errors import UsageError
+from studytui.core.tuples import Tuple
 from studytui.guide.model import Entry, Guide
 from studytui.store.model import STATES, EntryProgress, merge_progress
 
@@ -75,7 +76,7 @@ def state_of(states: Mapping[str, EntryProgress], entry_id: str) -> str:
 
 # The summaries are typed named tuples, not frozen dataclasses: `next` and `show` import this
 # module, and on Python 3.11 a dataclass's generated methods cost a millisecond each time it does.
-class Counts(NamedTuple):
+class Counts(Tuple):
     done: int = 0
     learning: int = 0
     pending: int = 0
@@ -108,7 +109,7 @@ def _count(entries: tuple[Entry, ...], states: Mapping[str, EntryProgress]) -> C
     return Counts(**tally)
 
 
-class SectionSummary(NamedTuple):
+class SectionSummary(Tuple):
     id: str
     title: str
     counts: Counts
@@ -117,7 +118,7 @@ class SectionSummary(NamedTuple):
         return {"id": self.id, "title": self.title, **self.counts.to_dict()}
 
 
-class Summary(NamedTuple):
+class Summary(Tuple):
     overall: Counts
     sections: tuple[SectionSummary, ...]
     orphans: tuple[EntryProgress, ...] = ()

@@ -6,12 +6,10 @@ the wall clock, the time zone of the machine or the store: the caller passes `no
 datetime) and the learner's time zone, so a plan can be rebuilt exactly in a test. The one
 reader of a file is `load_config` (the learner's `plan.yaml`); nothing here writes anything.
 
-Only the standard library is imported at module level, and records are NamedTuples (a dataclass
-costs several times more to define, and this module is on the command's start-up path). The
-annotations are not postponed (no `from __future__ import annotations`): typing.NamedTuple
-compiles every field annotation given as a string, 5 ms for this module's records (issue 27). FSRS
-(through `studytui.practice.schedule`) is imported only when there are practice attempts, YAML
-only when a `plan.yaml` exists.
+Only the standard library is imported at module level, and records are typed named tuples
+(`studytui.core.tuples.Tuple`: a dataclass costs several times more to define, and this module is on
+the command's start-up path; issue 27). FSRS (through `studytui.practice.schedule`) is imported
+only when there are practice attempts, YAML only when a `plan.yaml` exists.
 
 How the figures are made (docs/study-plan.md says the same for learners):
 
@@ -47,9 +45,10 @@ import re
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from studytui.core.errors import UsageError
+from studytui.core.tuples import Tuple
 from studytui.guide.model import ALL_KINDS, Entry, Guide
 from studytui.store.attempts import Attempt
 from studytui.store.model import EntryProgress
@@ -105,7 +104,7 @@ MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 # -- configuration ----------------------------------------------------------------------------
 
 
-class PlanConfig(NamedTuple):
+class PlanConfig(Tuple):
     """The learner's `plan.yaml`: minutes per kind (or adjustment) replacing the defaults, and
     the time of one practice review."""
 
@@ -237,7 +236,7 @@ def day_start(day: date, tz: tzinfo) -> datetime:
     return start
 
 
-class _Item(NamedTuple):
+class _Item(Tuple):
     at: datetime
     order: int
     kind: str  # "start", "stop", "done", "touch", "attempt"
@@ -351,14 +350,14 @@ def read_timeline(
 # -- calibration ------------------------------------------------------------------------------
 
 
-class KindFactor(NamedTuple):
+class KindFactor(Tuple):
     kind: str
     samples: int  # finished entries of this kind with measured time
     factor: float  # applied to the default
     basis: str  # "kind", "overall" or "default"
 
 
-class Calibration(NamedTuple):
+class Calibration(Tuple):
     samples: int
     overall_factor: float
     kinds: Mapping[str, KindFactor]
@@ -404,7 +403,7 @@ def calibrate(samples: Sequence[tuple[str, float, float]], excluded: int = 0) ->
     return Calibration(len(every), math.exp(overall_log), kinds, excluded)
 
 
-class Estimate(NamedTuple):
+class Estimate(Tuple):
     """One remaining entry: its estimate, what it was made from, and what is left of it."""
 
     entry: Entry
@@ -466,7 +465,7 @@ def estimate_entries(
 # -- practice reviews -------------------------------------------------------------------------
 
 
-class ReviewLoad(NamedTuple):
+class ReviewLoad(Tuple):
     """Practice reviews as their own load: per local day (from today), the problems forecast due."""
 
     by_day: Mapping[date, tuple[str, ...]]
@@ -513,16 +512,16 @@ class _Forecast:
         keep = set(known) if known is not None else None
         usable = [a for a in attempts if parse_time(a.at) is not None and (keep is None or a.problem_id in keep)]
         self.now, self.tz, self.review_s = now, tz, review_s
-        # Per problem: the attempts with the forecast ones after them, the next due time, and the
-        # local day of each forecast review so far.
+        # Per problem: the learner's attempts, the next due time, and the local day of each
+        # forecast review so far; and its card as reviewed so far by the imagined right answers.
         self.problems: list[tuple[str, list[Attempt], list[datetime], list[date]]] = []
+        self.imagined: dict[str, Any] = {}  # problem id -> studytui.practice.schedule.Imagined
         self.due_today: tuple[tuple[str, datetime], ...] = ()
         self.due_now: tuple[tuple[str, datetime], ...] = ()
         if not usable:
             return
         from studytui.practice import schedule
 
-        self.reviews_of = schedule.reviews
         today = local_date(now, tz)
         end_of_today = day_start(today + timedelta(days=1), tz)
         by_problem: dict[str, list[Attempt]] = {}
@@ -554,8 +553,12 @@ class _Forecast:
                 if day > until:
                     break
                 days.append(day)
-                history.append(Attempt(_iso(at), pid, history[-1].seed, "(forecast)", True, None))
-                following = self.reviews_of(history)[pid].due.astimezone(timezone.utc)
+                imagined = self.imagined.get(pid)
+                if imagined is None:  # the card after the learner's attempts, then each imagined review
+                    from studytui.practice.schedule import Imagined
+
+                    imagined = self.imagined[pid] = Imagined(history)
+                following = imagined.right_at(at).astimezone(timezone.utc)
                 due[0] = following if following > at else at + timedelta(days=1)
             for day in days:
                 if day > until:  # (worked out further for a farther day asked before)
@@ -567,7 +570,7 @@ class _Forecast:
 # -- pace and finish --------------------------------------------------------------------------
 
 
-class Pace(NamedTuple):
+class Pace(Tuple):
     seconds_per_day: float  # per study day
     active_days_per_week: float
     source: str  # "history", "hours-per-week" or "by"
@@ -675,7 +678,7 @@ def needed_capacity(entries_s: float, reviews: ReviewLoad, today: date, by: date
 # -- today --------------------------------------------------------------------------------------
 
 
-class TodayEntry(NamedTuple):
+class TodayEntry(Tuple):
     estimate: Estimate
     fits: bool  # the whole of what is left fits in what is left of today's share
 
@@ -685,7 +688,7 @@ class TodayEntry(NamedTuple):
                 "remaining_s": round(e.remaining_s), "fits": self.fits}
 
 
-class Today(NamedTuple):
+class Today(Tuple):
     date: date
     share_s: float | None  # None: no pace to share out
     studied_s: float
@@ -755,7 +758,7 @@ def plan_today(
 # -- activity and streaks -----------------------------------------------------------------------
 
 
-class Day(NamedTuple):
+class Day(Tuple):
     date: date
     seconds: float
     events: int
@@ -855,7 +858,7 @@ def heatmap_lines(days: Sequence[Day]) -> list[str]:
 # -- the plan ---------------------------------------------------------------------------------------
 
 
-class Plan(NamedTuple):
+class Plan(Tuple):
     as_of: datetime
     today_date: date
     time_zone: str

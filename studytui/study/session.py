@@ -24,10 +24,11 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from studytui.core.errors import StudyError
 from studytui.core.state import State
+from studytui.core.tuples import Tuple
 from studytui.guide.model import Entry, Guide
 from studytui.store.model import EntryProgress, NoteTooLarge, NoteVersion, merge_notes
 from studytui.study.flow import Summary, canonical_states, continue_entry, first_entry, next_entry, progress_summary
@@ -91,7 +92,7 @@ class NoteDraft:
 # The records below are typed named tuples and the session a plain class, not dataclasses: `next`
 # and `mark` import this module, and on Python 3.11 each dataclass costs about a millisecond of
 # generated code at import (issue 27).
-class NoteConflict(NamedTuple):
+class NoteConflict(Tuple):
     """The stored note changed while the learner was editing it, and both changed the same words:
     both versions of those words were kept, around a marker line."""
 
@@ -111,7 +112,7 @@ class NoteConflict(NamedTuple):
         )
 
 
-class Change(NamedTuple):
+class Change(Tuple):
     """What a session call changed, for the views to redraw. Empty when nothing did."""
 
     entries: frozenset[str] = frozenset()  # entries whose state, opened time or note changed
@@ -140,7 +141,7 @@ class NotesNotSaved(StudyError):
     """The store refused a note; its text is kept in the session and retried on the next flush."""
 
 
-class _Unsaved(NamedTuple):
+class _Unsaved(Tuple):
     base: str  # the stored text it started from
     text: str
 

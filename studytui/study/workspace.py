@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from studytui.core.tuples import Tuple
 
 if TYPE_CHECKING:
     from studytui.guide.model import Guide
@@ -78,7 +80,7 @@ def follow_aliases(guide: Guide, store: Store) -> list[tuple[str, str]]:
 
 
 
-class WorkspaceSnapshot(NamedTuple):
+class WorkspaceSnapshot(Tuple):
     """What `read_workspace` read: the guide, and the store's progress as `open_workspace` would
     leave it (rows and events under an old id re-keyed onto the entry's id now, rows of both ids
     merged the way the store merges them; ids the guide no longer has kept as stored)."""

@@ -152,7 +152,7 @@ def _list_table(con: Any, rows: list, wide: bool) -> None:
             current = e.section_id
             table.append(["", "", "", *([""] if wide else []), Text(e.section_title, style="bold underline")])
         kind = [e.kind or "-"] if wide else []
-        table.append([state, "✎" if noted else "", e.id, *kind, Text(e.title)])
+        table.append([state, "✎" if noted else "", e.id, *kind, e.title])  # (a str: plain text, cheaper than a Text)
     print_table(con, columns, table)
 
 

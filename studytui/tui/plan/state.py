@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from studytui.core.tuples import Tuple
 
 if TYPE_CHECKING:
     from datetime import datetime, tzinfo
@@ -28,7 +30,7 @@ if TYPE_CHECKING:
 REBUILD_DELAY_S = 0.4
 
 
-class PlanInputs(NamedTuple):
+class PlanInputs(Tuple):
     """What a build reads, taken on the event loop; the rest (the store's log) is read in the worker."""
 
     guide: Guide
