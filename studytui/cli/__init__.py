@@ -17,6 +17,10 @@ from typing import Any, Sequence
 
 from studytui import __version__
 from studytui.core.errors import StudyError
+from studytui.core.imports import import_pathlib
+
+# Before anything imports pathlib (nothing above does): pathlib without urllib.parse and ipaddress.
+import_pathlib()
 
 # Modules that add subcommands, in the order their commands appear in --help.
 COMMAND_MODULES = (
