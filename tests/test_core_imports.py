@@ -60,3 +60,74 @@ def test_nothing_is_done_where_pathlib_or_urllib_parse_is_already_imported() -> 
         """
     )
     assert got == {"same": True, "real": True}
+
+
+def test_a_command_runs_without_the_cyclic_collector_and_gives_it_back(capsys, monkeypatch) -> None:
+    """An everyday command runs with the cyclic collector off (issue 27); afterwards it is as it
+    was, on or off, so a process that calls main() (the tests, a script) keeps its own setting."""
+    import gc
+
+    from studytui import cli
+    from studytui.cli.commands import guide
+
+    seen = []
+    real = guide.cmd_list
+    monkeypatch.setattr(guide, "cmd_list", lambda args: seen.append(gc.isenabled()) or real(args))
+    assert gc.isenabled()
+    assert cli.main(["list", "--json"]) == 0
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        assert cli.main(["list", "--json"]) == 0
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
+    capsys.readouterr()
+
+
+def test_the_app_and_the_server_run_with_the_cyclic_collector(monkeypatch) -> None:
+    """Long-lived processes (the app, `serve`, `measure`) collect as usual."""
+    import gc
+
+    from studytui import cli
+
+    seen = {}
+    monkeypatch.setattr("studytui.tui.launch.launch", lambda args: seen.setdefault("app", gc.isenabled()) and 0)
+    assert cli.main([]) == 0
+    assert seen == {"app": True}
+    assert cli.LONG_RUNNING == {"serve", "measure"}
+    from studytui.cli.commands import serve
+
+    monkeypatch.setattr(serve, "cmd_serve", lambda args: seen.setdefault("serve", gc.isenabled()) and 0)
+    assert cli.main(["serve"]) == 0
+    assert seen == {"app": True, "serve": True}
+
+
+def test_the_installed_script_turns_the_collector_off_before_the_first_import() -> None:
+    """`studytui` (the script pip writes runs studytui.__main__:run) and `python -m studytui`:
+    the collector is off before studytui.cli is imported, and the command's output is right."""
+    from pathlib import Path
+
+    project = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
+    assert '[project.scripts]\nstudytui = "studytui.__main__:run"\n' in project
+    got = _run(
+        """
+        import contextlib, gc, io, json, sys
+        seen = []
+        class Finder:
+            def find_spec(self, name, path=None, target=None):
+                if name == "studytui.cli":
+                    seen.append(gc.isenabled())
+                return None
+        sys.meta_path.insert(0, Finder())
+        sys.argv = ["studytui", "list", "--json"]
+        from studytui.__main__ import run
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = run()
+        print(json.dumps({"code": code, "seen": seen, "entries": len(json.loads(out.getvalue()))}))
+        """
+    )
+    assert got["code"] == 0 and got["seen"] == [False] and got["entries"] > 100
+    out = subprocess.run([sys.executable, "-m", "studytui", "show", "gqa", "--json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and json.loads(out.stdout)["id"] == "gqa"

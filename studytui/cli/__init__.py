@@ -183,7 +183,32 @@ def _app_only_args(argv: Sequence[str]) -> argparse.Namespace | None:
     return args
 
 
+# Commands that run until the learner stops them: the cyclic garbage collector runs for these
+# (and for the app), as in any long-lived process. Every other command is over in a fraction of a
+# second, and runs without it (see `main`).
+LONG_RUNNING = frozenset({"serve", "measure"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command line: the exit status (0, 1, 2 for usage, 130 when interrupted)."""
+    import gc
+
+    # A command that prints and exits frees everything when it exits: the collector's passes over
+    # what the imports and the caches make cost time for nothing (issue 27). Off for the command
+    # (the installed script turns it off before the first import: studytui.__main__), and as it
+    # was before afterwards, for a process that calls main() itself.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _main(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    import gc
+
     argv = sys.argv[1:] if argv is None else list(argv)
     from studytui.cli.output import console
 
@@ -201,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("studytui: error: --profile-file opens the app on a profile; "
                          "with a command, use 'studytui profile FILE' instead\n")
         return 2
+    if args.command is None or args.command in LONG_RUNNING:
+        gc.enable()
     try:
         if args.command is None:
             from studytui.tui.launch import launch

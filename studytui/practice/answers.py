@@ -35,7 +35,9 @@ UNITS: dict[str, tuple[str, float]] = {
 
 _FIELD = "answer"
 MAX_ANSWER = 60  # characters: a longer "number" is a paste accident, and is not echoed back
-_NUMBER = re.compile(r"^\s*[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$")
+# Patterns as text, compiled by `re` on first use (its cache keeps them): a listing that reads no
+# answer compiles none of them (issue 27).
+_NUMBER = r"^\s*[-+]?(?:\d[\d_]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$"
 # family -> the parser in studytui.calc.units (imported when an answer is read, not for a listing)
 _PARSERS = {"time": "parse_time", "size": "parse_size", "rate": "parse_rate", "flops": "parse_flops", "flops_rate": "parse_flops_rate"}
 
@@ -86,7 +88,7 @@ def answer_line(unit: str, tolerance: float) -> str:
     return f"Answer in {unit_label(unit)} (or with any unit of that kind); {rule}."
 
 
-_PLAIN_PERCENT = re.compile(r"^\s*\+?(\d[\d_]*)(?:\.(\d*))?\s*%?\s*$")
+_PLAIN_PERCENT = r"^\s*\+?(\d[\d_]*)(?:\.(\d*))?\s*%?\s*$"
 
 
 def typed_decimals(text: str, unit: str) -> int | None:
@@ -94,7 +96,7 @@ def typed_decimals(text: str, unit: str) -> int | None:
     another unit or a form without plain places ('3e0', '.5k')."""
     if unit != "%":
         return None
-    m = _PLAIN_PERCENT.match(str(text))
+    m = re.match(_PLAIN_PERCENT, str(text))
     if not m:
         return None
     return len(m.group(2) or "")
@@ -127,7 +129,7 @@ def parse_answer(text: str, unit: str) -> float:
             f"{_FIELD}: {raw!r} has a comma, which reads as a decimal comma in some countries and a thousands separator in others; "
             f"write it with a decimal point ({raw.replace(',', '.', 1) if raw.count(',') == 1 else plain}) or without separators ({plain})"
         )
-    if _NUMBER.match(raw):
+    if re.match(_NUMBER, raw):
         if family == "size":
             raise UsageError(
                 f"{_FIELD}: {raw.strip()} needs a unit: bytes are easy to misread by 1000 vs 1024, so say which "
@@ -155,7 +157,7 @@ def _count(raw: str, unit: str, factor: float) -> float:
         body = body[1:].strip()
     elif unit == "FLOP/B" and re.search(r"(?i)flops?\s*/\s*(b|byte)$", body):
         body = re.sub(r"(?i)flops?\s*/\s*(b|byte)$", "", body).strip()
-    if _NUMBER.match(body):
+    if re.match(_NUMBER, body):
         return float(body.replace("_", "")) * factor
     from studytui.calc import units as u
 

@@ -29,7 +29,7 @@ MAX_HINTS = 3
 SEED_LIMIT = 2**31 - 1
 
 # {name} or {name.key}: a parameter, or a field of a parameter whose values are mappings.
-PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?\}")
+PLACEHOLDER = r"\{([a-z_][a-z0-9_]*)(?:\.([a-z_][a-z0-9_]*))?\}"  # compiled by `re` on first use
 CHOICE_PARAM = "choice"  # in a picking problem's args: the choice being run
 
 
@@ -119,7 +119,7 @@ def render(template: str, values: Mapping[str, Any]) -> str:
             raise TemplateError(f"'{{{name}}}' is a mapping; name one of its fields ({', '.join(map(str, value))})")
         return _text(value)
 
-    return PLACEHOLDER.sub(fill, str(template))
+    return re.sub(PLACEHOLDER, fill, str(template))
 
 
 def _text(value: Any) -> str:
