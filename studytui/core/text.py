@@ -56,6 +56,15 @@ def one_line(text: str) -> str:
     return text if text.isprintable() else text.translate(_ONE_LINE)
 
 
+def printable_but(text: str, allowed: str = "") -> bool:
+    """True when every character of `text` is printable (`str.isprintable`) or in `allowed`: then
+    it holds no control character of any kind. A fast test in C that most text passes; False only
+    says to look closer (a no-break space is not printable either)."""
+    for char in allowed:
+        text = text.replace(char, " ")
+    return text.isprintable()
+
+
 def for_terminal(text: str, stream: Any = None) -> str:
     """`text` made visible when `stream` (default stdout) is a terminal; verbatim otherwise, so
     pipes, files and scripts get the learner's bytes as stored."""

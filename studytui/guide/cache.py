@@ -43,6 +43,7 @@ from studytui.core import jsoncache
 from studytui.core.errors import ContentError
 from studytui.core.filestate import FullStamp
 from studytui.core.jsoncache import Invalid, Stamps, digest_hex, racy, unchanged
+from studytui.core.text import printable_but
 from studytui.guide.model import Claim, Entry, GlossaryTerm, Guide, Policy, Section, Subsection, TryIt
 
 FORMAT = 1
@@ -287,7 +288,9 @@ class _Rebuild:
 
     def checked(self) -> None:
         """Invalid when a gathered text breaks the rule for its kind."""
-        if self.line(" ".join(self.lines)) or self.prose(" ".join(self.proses)):
+        lines, proses = " ".join(self.lines), " ".join(self.proses)
+        # (isprintable first: the regex's scan of the whole guide's text took a millisecond)
+        if (not printable_but(lines) and self.line(lines)) or (not printable_but(proses, "\t\n") and self.prose(proses)):
             raise Invalid("a control character")
 
     def columns(self, data: Any, schema: tuple[tuple[str, str], ...], extra: tuple[str, ...] = ()) -> list[list[Any]]:

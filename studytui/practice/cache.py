@@ -26,6 +26,7 @@ from typing import Any
 
 from studytui.core import jsoncache
 from studytui.core.jsoncache import Invalid, Stamps
+from studytui.core.text import printable_but
 from studytui.practice.loader import _CONTROL, PROBLEMS_DIR
 from studytui.practice.model import KINDS, PICKS, GivenSpec, Problem
 
@@ -244,7 +245,8 @@ class _Rebuild:
             raise Invalid("a value outside the loader's vocabulary or range")
         if len(set(cols["id"])) != size:
             raise Invalid("a problem id used twice")
-        if _CONTROL.search("\n".join(self.texts)):  # the loader's rule: no control character but tab and line feed
+        texts = "\n".join(self.texts)  # the loader's rule: no control character but tab and line feed
+        if not printable_but(texts, "\t\n") and _CONTROL.search(texts):
             raise Invalid("a control character")
         return tuple(map(Problem, *(cols[name] for name in names)))
 
