@@ -126,6 +126,7 @@ _STR = frozenset({str})
 _SCALARS = frozenset({str, int, float})
 _DICT, _LIST = frozenset({dict}), frozenset({list})
 _ARGS = frozenset({str, int, float, bool})  # a calculator argument may be a flag's true or false
+_GIVEN_SOURCES = frozenset(GIVEN_SOURCES)
 _TYPES = {TEXT: _STR, OPT_TEXT: frozenset({str, _NONE}), TEXTS: frozenset({list}), FLOAT: frozenset({float}),
           OPT_FLOAT: frozenset({float, _NONE}), INT: frozenset({int}), "args": frozenset({dict}), "params": frozenset({dict}),
           "given": frozenset({list}), "by_hand": frozenset({str, dict, _NONE}), "slips": frozenset({list})}
@@ -164,8 +165,8 @@ class _Rebuild:
         if not kinds <= allowed:
             raise Invalid("a value of the wrong type")
         if str in kinds:
-            self.texts.extend(v for v in values if type(v) is str)
-        if float in kinds and not all(math.isfinite(v) for v in values if type(v) is float):
+            self.texts.extend(values if len(kinds) == 1 else [v for v in values if type(v) is str])
+        if float in kinds and not all(map(math.isfinite, values if len(kinds) == 1 else [v for v in values if type(v) is float])):
             raise Invalid("a number that is not finite")
 
     def params(self, column: list[Any]) -> list[dict[str, tuple[Any, ...]]]:
@@ -187,10 +188,11 @@ class _Rebuild:
             self.texts.extend(values)
         elif kind == OPT_TEXT:
             self.texts.extend(v for v in values if v is not None)
-        elif kind == TEXTS:
-            return [tuple(self.strings(v)) for v in values]
+        elif kind == TEXTS:  # (each value a list: checked above)
+            self.strings(list(chain.from_iterable(values)))
+            return list(map(tuple, values))
         elif kind in (FLOAT, OPT_FLOAT):
-            if not all(math.isfinite(v) for v in values if v is not None):
+            if not all(map(math.isfinite, [v for v in values if v is not None])):
                 raise Invalid("a number that is not finite")
         elif kind == INT:
             if not all(v >= 0 for v in values):
@@ -200,7 +202,7 @@ class _Rebuild:
         elif kind == "params":
             return self.params(values)
         elif kind == "given":
-            return [tuple(self.given(item) for item in given) for given in values]
+            return self.given_column(values)
         elif kind == "by_hand":
             return [self.by_hand(h) for h in values]
         elif kind == "slips":
@@ -221,14 +223,21 @@ class _Rebuild:
         factor, says = self.strings(row)
         return factor, says
 
-    def given(self, row: Any) -> GivenSpec:
-        if type(row) is not list or len(row) != len(GIVEN_SCHEMA):
+    def given_column(self, column: list[Any]) -> list[tuple[GivenSpec, ...]]:
+        """Every problem's given items, checked all at once (the shape of each, its texts, its
+        source), one by one as the loader built them."""
+        rows = list(chain.from_iterable(column))
+        if not all(type(row) is list and len(row) == len(GIVEN_SCHEMA) for row in rows):
             raise Invalid("a given item of the wrong shape")
-        source, ref, figures, prefix, name, text, value = row
-        self.strings([source, ref, prefix, name, text, value])
-        if source not in GIVEN_SOURCES:
+        if not {row[0] for row in rows} <= _GIVEN_SOURCES:
             raise Invalid("an unknown given source")
-        return GivenSpec(source, ref, tuple(self.strings(figures)), prefix, name, text, value)
+        self.strings([row[i] for row in rows for i in (0, 1, 3, 4, 5, 6)])
+        figures = [row[2] for row in rows]
+        if not set(map(type, figures)) <= _LIST:
+            raise Invalid("text expected")
+        self.strings(list(chain.from_iterable(figures)))
+        specs = iter([GivenSpec(r[0], r[1], tuple(r[2]), r[3], r[4], r[5], r[6]) for r in rows])
+        return [tuple(next(specs) for _ in given) for given in column]
 
     def problems(self, columns: Any) -> tuple[Problem, ...]:
         from studytui.practice.answers import UNITS
