@@ -63,11 +63,15 @@ CONTROL_IN_PROSE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 CONTROL_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 
-def display(path: Path) -> str:
+def display(path: str | os.PathLike[str], cwd: str | None = None) -> str:
     """How a content file is named in messages and in `Entry.source_file`: relative to the
-    working folder when it is inside it, else its whole path."""
-    rel = os.path.relpath(path)
-    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+    working folder (`cwd`: the current one) when it is inside it, else its whole path; with `/`
+    between names. Text operations on a normalised path (a Path, or one's str): `relpath` already
+    gives the normal form that `PurePath.as_posix` would."""
+    text = os.fspath(path)
+    rel = os.path.relpath(text, cwd if cwd is not None else os.getcwd())
+    shown = text if rel.startswith("..") else rel
+    return shown if os.sep == "/" else shown.replace(os.sep, "/")
 
 
 # -- loading: kept in this process, kept by an earlier run, or parsed --------------------------
@@ -239,7 +243,7 @@ def _table(objects: Any, schema: tuple[tuple[str, str], ...], files: list[str]) 
 def _file_of(shown: str, files: list[str]) -> str:
     """The stamped path whose display form (`display`) is `shown`."""
     for path in files:
-        if display(Path(path)) == shown:
+        if display(path) == shown:
             return path
     raise Invalid(f"no stamped file for {shown!r}")
 
@@ -276,7 +280,8 @@ class _Rebuild:
     at the end (`checked`), so a warm load stays a few milliseconds."""
 
     def __init__(self, files: list[str]) -> None:
-        self.displays = [display(Path(f)) for f in files]
+        cwd = os.getcwd()
+        self.displays = [display(f, cwd) for f in files]
         self.line = CONTROL_IN_LINE.search
         self.prose = CONTROL_IN_PROSE.search
         self.lines: list[str] = []  # texts under the "line" rule, then under the "prose" rule
