@@ -31,13 +31,13 @@ TIME_UNITS = {
 }
 
 _NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|infinity|nan)"
-_SPLIT = re.compile(rf"^\s*({_NUMBER})\s*(.*?)\s*$", re.IGNORECASE)
+_SPLIT = rf"^\s*({_NUMBER})\s*(.*?)\s*$"  # compiled (with re.IGNORECASE) by `re` on first use
 
 
 def _split(text: str, field: str, accepted: str) -> tuple[float, str]:
     if not isinstance(text, str):
         text = str(text)
-    match = _SPLIT.match(text.replace("_", "").replace(",", ""))
+    match = re.match(_SPLIT, text.replace("_", "").replace(",", ""), re.IGNORECASE)
     if not match:
         raise FieldError(field, f"{text!r} is not a number; expected {accepted}")
     return float(match.group(1)), match.group(2)
