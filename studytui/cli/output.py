@@ -330,22 +330,40 @@ _Cell = tuple
 
 
 def print_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any]], header_style: str = "bold",
-                show_header: bool = True, collapse_padding: bool = False) -> None:
+                show_header: bool = True, collapse_padding: bool = False, *, box: str | None = None,
+                title: Any = None) -> None:
     """Rows of cells (a str is plain text, never markup; or a rich.text.Text) in aligned columns,
     one cell of padding either side of each column but the table's outer edges, the header in
     `header_style`, sized to the console's width: at most the widest cell in each column, and
     where the columns do not fit, the ones that may wrap are narrowed (widest first) and their
-    cells wrapped, as rich.table.Table(box=None, pad_edge=False) sizes and draws them."""
+    cells wrapped, as rich.table.Table(box=None, pad_edge=False) sizes and draws them.
+
+    `box="simple_head"` draws what Table(box=box.SIMPLE_HEAD, pad_edge=False) draws: a blank
+    edge line above and below and a blank column either side, one cell between columns, a rule
+    under the header. `title` (a rich.text.Text, or a str: plain text in the "table.title" style,
+    as Table gives a str title, never markup) goes above, left-justified to the table's width
+    (Table(title=..., title_justify="left")). On a console whose encoding is not UTF (Rich then
+    swaps the box for its ASCII one) a boxed table is drawn by rich.table itself."""
     from rich.cells import cell_len
     from rich.segment import Segment
     from rich.style import Style
 
     count = len(columns)
-    if not count:
+    if not count:  # (Rich draws no title either)
         con.print()
         return
+    boxed = box is not None
+    if boxed:
+        if box != "simple_head":
+            raise ValueError(f"box must be None or 'simple_head', not {box!r}")
+        if not con.encoding.startswith("utf"):  # ConsoleOptions.ascii_only: Box.substitute gives ASCII
+            _print_rich_table(con, columns, rows, header_style, show_header, collapse_padding, title)
+            return
     table = [[c.header for c in columns], *rows] if show_header else list(rows)
-    limit = con.width
+    # Table._extra_width: with a box, an edge either side and a divider between columns; the
+    # columns are sized to what is left.
+    extra = count + 1 if boxed else 0
+    limit = con.width - extra
     # (left, right) padding of each column: pad_edge=False drops the outer ones; collapse_padding
     # keeps one cell between columns. Rich counts the same total in a column's width.
     pads = [(0 if i == 0 or collapse_padding else 1, 0 if i == count - 1 else 1) for i in range(count)]
@@ -355,7 +373,7 @@ def print_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any
     if sum(widths) > limit:
         widths = _collapse(widths, [c.width is None and not c.no_wrap for c in columns], limit)
         if sum(widths) > limit:  # Rich's last resort: every column narrowed evenly
-            from rich._ratio import ratio_reduce
+            from rich._ratio import ratio_reduce  # (its module imports fractions: only when columns must shrink)
 
             widths = ratio_reduce(sum(widths) - limit, [1] * count, widths, widths)
         widths = [_column_width(columns[i], widest[i], sum(pads[i]), w) for i, w in enumerate(widths)]
@@ -367,6 +385,16 @@ def print_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any
     options = None
     out: list[Any] = []
     new_line = Segment.line()
+    table_width = sum(widths) + extra
+    if title:
+        options = con.options
+        out.extend(_title(con, options, Segment, title, table_width))
+    # SIMPLE_HEAD's edges, dividers, top and bottom are spaces and its header rule is "─", in
+    # the table's border style (none): unstyled, written as part of the line's plain text.
+    edge = " " if boxed else ""
+    if boxed:
+        out.append(Segment(" " * table_width))
+        out.append(new_line)
     for index, row in enumerate(cells):
         header = show_header and index == 0
         styles = head_styles if header else body_styles
@@ -388,8 +416,10 @@ def print_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any
                 blank = [[Segment(" " * widths[i], styles[i])]] * (height - len(lines))
                 drawn[i] = blank + lines if header else lines + blank
         for n in range(height):
-            plain = ""  # unstyled text is written as it is: runs of it go out as one segment
-            for lines in drawn:
+            plain = edge  # unstyled text is written as it is: runs of it go out as one segment
+            for i, lines in enumerate(drawn):
+                if boxed and i:
+                    plain += " "  # the divider (whitespace: the row's background, none)
                 for segment in lines[n]:
                     if segment.style or segment.control:
                         if plain:
@@ -398,11 +428,60 @@ def print_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any
                         out.append(segment)
                     else:
                         plain += segment.text
+            plain += edge
             if plain:
                 out.append(Segment(plain))
             out.append(new_line)
+        if boxed and header:  # Box.get_row(widths, "head", edge=True)
+            out.append(Segment(" " + "─" * (table_width - 2) + " "))
+            out.append(new_line)
+    if boxed:
+        out.append(Segment(" " * table_width))
+        out.append(new_line)
     # Lines are never wider than the console unless the columns' minimums are (Rich then crops).
-    con.print(_Segments(out), crop=sum(widths) > limit)
+    con.print(_Segments(out), crop=table_width > con.width)
+
+
+def _title(con: Any, options: Any, Segment: Any, title: Any, width: int) -> list[Any]:
+    """The title's lines as Table draws them (console.render, the table's width, justified left),
+    each newline a segment of its own as Console.print's cropping leaves it (printed uncropped)."""
+    from rich.text import Text
+
+    if isinstance(title, str):
+        title = Text(title, style="table.title")
+    out: list[Any] = []
+    for segment in con.render(title, options.update(width=width, highlight=False, height=None, justify="left")):
+        text = segment.text
+        if "\n" not in text or segment.control:
+            out.append(segment)
+            continue
+        for n, part in enumerate(text.split("\n")):
+            if n:
+                out.append(Segment.line())
+            if part:
+                out.append(Segment(part, segment.style))
+    return out
+
+
+def _print_rich_table(con: Any, columns: Sequence[Column], rows: Iterable[Sequence[Any]], header_style: str,
+                      show_header: bool, collapse_padding: bool, title: Any) -> None:
+    """The boxed table drawn by rich.table itself, for a console where Rich swaps the box (its
+    ASCII box, on a console whose encoding is not UTF). A str is plain text here too."""
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    if isinstance(title, str):
+        title = Text(title, style="table.title")
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_header=show_header, header_style=header_style,
+                  collapse_padding=collapse_padding, title=title or None, title_justify="left")
+    for c in columns:
+        table.add_column(Text(c.header), justify=c.justify, style=c.style, no_wrap=c.no_wrap,  # type: ignore[arg-type]
+                         width=c.width, min_width=c.min_width, max_width=c.max_width, overflow=c.overflow,  # type: ignore[arg-type]
+                         header_style=c.header_style)
+    for row in rows:
+        table.add_row(*(Text(cell) if isinstance(cell, str) else cell for cell in row))
+    con.print(table)
 
 
 class _Segments:

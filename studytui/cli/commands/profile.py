@@ -172,11 +172,7 @@ def _range_table(con: Any, ranges: list[Any]) -> None:
     """The ranges with their kernels, time, GEMM FLOPs and every limiter's share of the time. The
     names get the room the figures leave (the limiter column wraps); a name still too long is cut
     in the middle, never to the text of another."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from studytui.cli.output import one_line
+    from studytui.cli.output import Column, one_line, print_table
     from studytui.profile.report import distinct_cuts, partial, share_parts, share_text, time_text
 
     shown = ranges[:MAX_RANGES]
@@ -192,17 +188,15 @@ def _range_table(con: Any, ranges: list[Any]) -> None:
     name_w = min(need, max(MIN_NAME, room - limiter_min))
     limiter_w = max(limiter_min, min(limiter_full, room - name_w))
     cut = distinct_cuts(names, name_w) if name_w >= MIN_NAME else {n: n for n in names}
-    # Every cell, heading and title a Text, never a str: a str is read as markup with emoji codes
-    # (rich's emoji table, a module of its own to import), and none of these has either.
-    table = Table(title=Text("Ranges", style="table.title"), box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
-    table.add_column(Text("range"), no_wrap=False, overflow="fold", width=name_w)
-    for h, w in zip(heads, fixed):
-        table.add_column(Text(h), justify="right", no_wrap=True, min_width=w)
-    table.add_column(Text("limiter (time)"), no_wrap=False, width=limiter_w)
-    for name, row, r in zip(names, rows, shown):
-        table.add_row(Text(cut[name], overflow="fold"), *(Text(cell) for cell in row),
-                      Text(_packed(share_parts(r.time_by_bound, r.duration_s), limiter_w)))
-    con.print(table)
+    # What rich.table.Table(box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left") drew, drawn
+    # by print_table without rich.table (issue 27). Its cells, headings and title are plain text,
+    # never markup (nor emoji codes).
+    columns = [Column("range", no_wrap=False, overflow="fold", width=name_w),
+               *(Column(h, justify="right", no_wrap=True, min_width=w) for h, w in zip(heads, fixed)),
+               Column("limiter (time)", no_wrap=False, width=limiter_w)]
+    table = [[cut[name], *row, _packed(share_parts(r.time_by_bound, r.duration_s), limiter_w)]
+             for name, row, r in zip(names, rows, shown)]
+    print_table(con, columns, table, header_style="table.header", box="simple_head", title="Ranges")
     if len(ranges) > MAX_RANGES:
         con.print(f"... and {len(ranges) - MAX_RANGES} more ranges (--json lists them all)", markup=False, emoji=False)
 
@@ -241,11 +235,7 @@ def _short_names(shown: list[Any]) -> dict[int, str]:
 
 
 def _kernel_table(con: Any, title: str, shown: list[Any]) -> None:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from studytui.cli.output import one_line
+    from studytui.cli.output import Column, one_line, print_table
     from studytui.profile.report import distinct_cuts
 
     rows = [(str(r.kernel.index), *_numbers(r)) for r in shown]
@@ -256,18 +246,16 @@ def _kernel_table(con: Any, title: str, shown: list[Any]) -> None:
     names = _short_names(shown)
     name_cut = distinct_cuts(names.values(), name_w)
     range_cut = distinct_cuts((one_line(r.range_name) for r in shown), range_w)
-    # Text, never a str (as in _range_table): no markup, and no emoji table to import.
-    table = Table(title=Text(title, style="table.title"), box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
-    table.add_column(Text("#"), justify="right", no_wrap=True, min_width=fixed[0])
-    table.add_column(Text("kernel"), no_wrap=False, overflow="fold", width=name_w)
-    table.add_column(Text("range"), no_wrap=False, overflow="fold", width=range_w, style="dim")
-    for label, w in zip(("time", "FLOP/B", "TFLOP/s", "GB/s"), fixed[1:5]):
-        table.add_column(Text(label), justify="right", no_wrap=True, min_width=w)
-    table.add_column(Text("bound"), no_wrap=True, min_width=fixed[5])
-    for r, row in zip(shown, rows):
-        table.add_row(Text(row[0]), Text(name_cut[names[r.kernel.index]], overflow="fold"),
-                      Text(range_cut[one_line(r.range_name)], overflow="fold"), *(Text(cell) for cell in row[1:]))
-    con.print(table)
+    # As in _range_table: what Table(box=SIMPLE_HEAD, pad_edge=False, title_justify="left") drew.
+    columns = [Column("#", justify="right", no_wrap=True, min_width=fixed[0]),
+               Column("kernel", no_wrap=False, overflow="fold", width=name_w),
+               Column("range", no_wrap=False, overflow="fold", width=range_w, style="dim"),
+               *(Column(label, justify="right", no_wrap=True, min_width=w)
+                 for label, w in zip(("time", "FLOP/B", "TFLOP/s", "GB/s"), fixed[1:5])),
+               Column("bound", no_wrap=True, min_width=fixed[5])]
+    table = [[row[0], name_cut[names[r.kernel.index]], range_cut[one_line(r.range_name)], *row[1:]]
+             for r, row in zip(shown, rows)]
+    print_table(con, columns, table, header_style="table.header", box="simple_head", title=title)
 
 
 def _kernel_lines(con: Any, title: str, shown: list[Any]) -> None:
