@@ -38,6 +38,7 @@ from _timing import (  # noqa: E402
     argument_parser,
     clock,
     figures,
+    instructions,
     interleave,
     isolate,
     machine_line,
@@ -116,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the CPU ratio (median) a command must stay at or under (default {LIMIT})")
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the docs)")
     parser.add_argument("--load", action="store_true", help="time loading the content in process instead")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each command's instructions with valgrind, once each, as ratios to the "
+                             "yardstick's: a figure the machine's load does not move (slow: about a minute)")
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.warmup < 0:
         parser.error("--rounds must be at least 1 and --warmup at least 0")
@@ -138,10 +142,28 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"the yardstick failed: {failed[RICH_LABEL]}")
     results = figures(samples, RICH_LABEL)
     over = print_ratios(results, failed, rounds=args.rounds, warmup=args.warmup, limit=args.limit)
+    if args.instructions:
+        print_instructions(jobs, failed)
     if args.markdown:
         print()
         print(markdown(results, prefix="studytui "))
     return 1 if over else 0
+
+
+def print_instructions(jobs: list[Job], failed: dict[str, str]) -> None:
+    """Each job's instruction count (one run each, warm: after the timed rounds) over the
+    yardstick's. Shown beside the CPU ratios, not instead of them: the target is CPU time, and an
+    instruction is not a fixed amount of it (a cache miss costs more than an add)."""
+    counts: dict[str, int | str] = {job.label: instructions(job.argv, job.env) for job in jobs if job.label not in failed}
+    floor = counts.get(RICH_LABEL)
+    if not isinstance(floor, int):
+        print(f"instructions: not counted ({floor})")
+        return
+    print(f"instructions (valgrind callgrind, one warm run each): yardstick {floor / 1e6:.1f} M")
+    for job in jobs[1:]:
+        got = counts.get(job.label, failed.get(job.label, "failed"))
+        shown = f"{got / 1e6:8.1f} M  {got / floor:.2f}x" if isinstance(got, int) else f"not counted ({got})"
+        print(f"  {job.label:24s} {shown}")
 
 
 if __name__ == "__main__":

@@ -99,6 +99,20 @@ def test_run_process_counts_cpu_apart_from_waiting() -> None:
     assert failed == "exit 1: no such entry"
 
 
+def test_instructions_are_counted_by_valgrind_or_refused_with_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bench_cli.py --instructions`: a count that the machine's load does not move, or a reason."""
+    import shutil
+
+    timing = _bench("_timing")
+    if shutil.which("valgrind"):
+        small = timing.instructions([sys.executable, "-c", "pass"])
+        more = timing.instructions([sys.executable, "-c", "sum(range(3_000_000))"])
+        assert isinstance(small, int) and isinstance(more, int) and more > small + 20_000_000
+        assert timing.instructions([sys.executable, "-c", "raise SystemExit(3)"]).startswith("exit 3")
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert "valgrind is not installed" in timing.instructions([sys.executable, "-c", "pass"])
+
+
 def test_ratios_are_medians_and_minimums_judged_by_cpu(capsys: pytest.CaptureFixture[str]) -> None:
     timing = _bench("_timing")
     samples = {
