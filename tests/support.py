@@ -8,7 +8,7 @@ import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -92,3 +92,27 @@ def corrupt_cache_file(path: Path, how: str) -> None:
         path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
     else:
         raise ValueError(how)
+
+
+def random_cell(rnd: Any, words: list[str], styles: list[str], overflows: list[Any] | None = None) -> Any:
+    """One cell of a random table for print_table's comparisons with rich.table: plain text (a
+    str), a styled Text (with a random overflow when `overflows` is given), or a Text of styled
+    pieces, sometimes with its own justification or no wrapping."""
+    from rich.text import Text
+
+    plain = " ".join(rnd.choice(words) for _ in range(rnd.randint(0, 5)))
+    kind = rnd.random()
+    if kind < 0.4:
+        return plain
+    if kind < 0.7:
+        if overflows is None:
+            return Text(plain, style=rnd.choice(styles))
+        return Text(plain, style=rnd.choice(styles), overflow=rnd.choice(overflows))
+    text = Text(style=rnd.choice(styles))
+    for _ in range(rnd.randint(1, 4)):
+        text.append(rnd.choice(words + ["\n"]), style=rnd.choice(styles) or None)
+    if rnd.random() < 0.2:
+        text.justify = rnd.choice(["left", "right"])
+    if rnd.random() < 0.2:
+        text.no_wrap, text.overflow = True, "ellipsis"
+    return text

@@ -27,6 +27,7 @@ from rich.text import Text
 from studytui.cli import main
 from studytui.cli.output import Column, LinePrinter, json_text, print_table
 from studytui.core.text import json_escaped
+from tests.support import random_cell
 
 WIDTHS = (20, 40, 60, 80, 100, 120, 200)
 
@@ -72,21 +73,7 @@ def _random_table(rnd: random.Random) -> tuple[list[Column], list[list], dict[st
     for _ in range(rnd.randint(0, 6)):
         row: list = []
         for _column in columns:
-            plain = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(0, 5)))
-            kind = rnd.random()
-            if kind < 0.4:
-                row.append(plain)
-            elif kind < 0.7:
-                row.append(Text(plain, style=rnd.choice(STYLES)))
-            else:
-                text = Text(style=rnd.choice(STYLES))
-                for _ in range(rnd.randint(1, 4)):
-                    text.append(rnd.choice(WORDS + ["\n"]), style=rnd.choice(STYLES) or None)
-                if rnd.random() < 0.2:
-                    text.justify = rnd.choice(["left", "right"])
-                if rnd.random() < 0.2:
-                    text.no_wrap, text.overflow = True, "ellipsis"
-                row.append(text)
+            row.append(random_cell(rnd, WORDS, STYLES))
         rows.append(row)
     return columns, rows, {"show_header": rnd.random() < 0.8, "collapse_padding": rnd.random() < 0.3}
 

@@ -27,6 +27,7 @@ from rich.text import Text
 
 from studytui.cli import output
 from studytui.cli.output import Column, print_table
+from tests.support import random_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 H200 = ROOT / "content" / "profiles" / "h200"
@@ -100,21 +101,7 @@ def _random_table(rnd: random.Random) -> tuple[list[Column], list[list], dict[st
     for _ in range(rnd.randint(0, 6)):
         row: list = []
         for _column in columns:
-            plain = " ".join(rnd.choice(WORDS) for _ in range(rnd.randint(0, 5)))
-            kind = rnd.random()
-            if kind < 0.4:
-                row.append(plain)
-            elif kind < 0.7:
-                row.append(Text(plain, style=rnd.choice(STYLES), overflow=rnd.choice([None, "fold"])))
-            else:
-                text = Text(style=rnd.choice(STYLES))
-                for _ in range(rnd.randint(1, 4)):
-                    text.append(rnd.choice(WORDS + ["\n"]), style=rnd.choice(STYLES) or None)
-                if rnd.random() < 0.2:
-                    text.justify = rnd.choice(["left", "right"])
-                if rnd.random() < 0.2:
-                    text.no_wrap, text.overflow = True, "ellipsis"
-                row.append(text)
+            row.append(random_cell(rnd, WORDS, STYLES, overflows=[None, "fold"]))
         rows.append(row)
     options = {"title": _title(rnd), "header_style": rnd.choice(["bold", "table.header", ""]),
                "show_header": rnd.random() < 0.85, "collapse_padding": rnd.random() < 0.2}
