@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 from studytui.core.tuples import Tuple
 
 if TYPE_CHECKING:
-    from fsrs import Scheduler  # imported when first needed: nothing practised, nothing imported
+    from fsrs import Card, Scheduler  # imported when first needed: nothing practised, nothing imported
 
     from studytui.store.attempts import Attempt
 
@@ -129,15 +129,9 @@ class Imagined:
     a right one added at that time (`reviews`), without replaying them all again or keeping it."""
 
     def __init__(self, history: Sequence[Attempt]) -> None:
-        from fsrs import Card, Rating
-
-        self._scheduler = _scheduler()
-        self._ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
-        card = Card(card_id=1)
+        self._scheduler, self._ratings = _scheduler(), _ratings()
         ordered = sorted(history, key=lambda a: a.at)
-        for attempt, rating in zip(ordered, rating_sequence(ordered)):
-            card, _ = self._scheduler.review_card(card, self._ratings[rating], review_datetime=_time(attempt.at))
-        self._card = card
+        self._card = _card_after(self._scheduler, self._ratings, ordered)
         self._missed = bool(ordered) and not ordered[-1].correct  # a right answer after a miss counts as hard
 
     @property
@@ -152,16 +146,27 @@ class Imagined:
         return self._card.due
 
 
-def _replay(by_problem: Mapping[str, list[Attempt]]) -> dict[str, Review]:
-    from fsrs import Card, Rating
+def _ratings() -> dict[str, Any]:
+    from fsrs import Rating
 
-    scheduler = _scheduler()
-    ratings = {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
+    return {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
+
+
+def _card_after(scheduler: Scheduler, ratings: Mapping[str, Any], history: Sequence[Attempt]) -> Card:
+    """A new FSRS card reviewed once for each attempt (in the order given) as `rating_sequence` rates it."""
+    from fsrs import Card as NewCard
+
+    card = NewCard(card_id=1)
+    for attempt, rating in zip(history, rating_sequence(history)):
+        card, _ = scheduler.review_card(card, ratings[rating], review_datetime=_time(attempt.at))
+    return card
+
+
+def _replay(by_problem: Mapping[str, list[Attempt]]) -> dict[str, Review]:
+    scheduler, ratings = _scheduler(), _ratings()
     out: dict[str, Review] = {}
     for pid, history in by_problem.items():
-        card = Card(card_id=1)
-        for attempt, rating in zip(history, rating_sequence(history)):
-            card, _ = scheduler.review_card(card, ratings[rating], review_datetime=_time(attempt.at))
+        card = _card_after(scheduler, ratings, history)
         last = history[-1]
         clean = first_try(history)[-1]
         out[pid] = Review(pid, card.due, last.correct, len(history), last.seed, sum(a.correct for a in history),
