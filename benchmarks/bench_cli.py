@@ -13,7 +13,9 @@ after: compare ratios, never milliseconds measured on another day.
 Every run gets its own temporary data, cache and XDG directories (nothing of the learner's is
 read or written): a few marks, a note and a practice attempt are put in the data directory
 first, and the unmeasured first round fills the guide cache, as a learner's machine is after the
-first run. The defaults (7 rounds after 1 unmeasured) take one to two minutes on 2 cores.
+first run. `practice answer`, the one command that adds to the store each run, runs on a copy of
+that directory put back before each of its runs, so every run finds the store as seeded. The
+defaults (7 rounds after 1 unmeasured) take one to two minutes on 2 cores.
 
 Run: python benchmarks/bench_cli.py [--rounds N] [--warmup N] [--only WORDS] [--limit 1.5] [--markdown]
      python benchmarks/bench_cli.py --load     (the in-process content load, uncached)
@@ -136,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     cmd = studytui_command()
     for seed in SEED:
         subprocess.run(cmd + seed, capture_output=True)  # a failure shows when that command runs
-    jobs = [Job(RICH_LABEL, [sys.executable, "-c", RICH_IMPORT])] + [Job(label, cmd + argv) for label, argv in chosen]
+    jobs = [Job(RICH_LABEL, [sys.executable, "-c", RICH_IMPORT])] + [_job(label, cmd + argv) for label, argv in chosen]
     samples, failed = interleave(jobs, args.rounds, args.warmup)
     if RICH_LABEL in failed:
         raise SystemExit(f"the yardstick failed: {failed[RICH_LABEL]}")
@@ -150,11 +152,37 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if over else 0
 
 
+def _job(label: str, argv: list[str]) -> Job:
+    """A command's job. One that adds to the store every run (`practice answer` records an
+    attempt) gets a copy of the seeded data directory of its own, put back before each of its
+    runs: every run of it, and of every other command, finds the store as seeded, whatever the
+    shuffled order (an attempt more in the shared store made the next `plan`, `progress` or
+    `practice` replay one more review: 7% more instructions)."""
+    if label != "practice answer":
+        return Job(label, argv)
+    import shutil
+
+    seeded = Path(os.environ["STUDYTUI_DATA_DIR"])
+    snapshot, own = seeded.with_name("data-answer-seeded"), seeded.with_name("data-answer")
+    shutil.copytree(seeded, snapshot)
+
+    def restore() -> None:
+        shutil.rmtree(own, ignore_errors=True)
+        shutil.copytree(snapshot, own)
+
+    return Job(label, argv, env={**os.environ, "STUDYTUI_DATA_DIR": str(own)}, before=restore)
+
+
 def print_instructions(jobs: list[Job], failed: dict[str, str]) -> None:
     """Each job's instruction count (one run each, warm: after the timed rounds) over the
     yardstick's. Shown beside the CPU ratios, not instead of them: the target is CPU time, and an
     instruction is not a fixed amount of it (a cache miss costs more than an add)."""
-    counts: dict[str, int | str] = {job.label: instructions(job.argv, job.env) for job in jobs if job.label not in failed}
+    counts: dict[str, int | str] = {}
+    for job in jobs:
+        if job.label not in failed:
+            if job.before is not None:
+                job.before()
+            counts[job.label] = instructions(job.argv, job.env)
     floor = counts.get(RICH_LABEL)
     if not isinstance(floor, int):
         print(f"instructions: not counted ({floor})")

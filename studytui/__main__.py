@@ -9,9 +9,9 @@ def run() -> int:
     # an everyday command's start-up (issue 27). `studytui.cli.main` turns it on again for the
     # app and the commands that run until stopped (serve, measure).
     gc.disable()
-    from studytui.cli import main
+    from studytui.cli import finish, main
 
-    return main()
+    return finish(main())
 
 
 if __name__ == "__main__":

@@ -110,24 +110,76 @@ def test_the_installed_script_turns_the_collector_off_before_the_first_import() 
 
     project = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
     assert '[project.scripts]\nstudytui = "studytui.__main__:run"\n' in project
-    got = _run(
+    # run() ends a finished command with os._exit: what it saw goes to stderr as it happens, the
+    # command's output to stdout, and the status is the process's.
+    code = textwrap.dedent(
         """
-        import contextlib, gc, io, json, sys
-        seen = []
+        import gc, os, sys
         class Finder:
             def find_spec(self, name, path=None, target=None):
                 if name == "studytui.cli":
-                    seen.append(gc.isenabled())
+                    os.write(2, f"collector on: {gc.isenabled()}\\n".encode())
                 return None
         sys.meta_path.insert(0, Finder())
         sys.argv = ["studytui", "list", "--json"]
         from studytui.__main__ import run
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = run()
-        print(json.dumps({"code": code, "seen": seen, "entries": len(json.loads(out.getvalue()))}))
+        run()
         """
     )
-    assert got["code"] == 0 and got["seen"] == [False] and got["entries"] > 100
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "collector on: False\n", done.stderr
+    assert len(json.loads(done.stdout)) > 100
     out = subprocess.run([sys.executable, "-m", "studytui", "show", "gqa", "--json"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and json.loads(out.stdout)["id"] == "gqa"
+
+
+def test_the_stand_in_has_only_what_pathlib_takes_and_a_pathlib_wanting_more_still_imports() -> None:
+    got = _run(
+        """
+        import builtins, json, sys
+        real_import = builtins.__import__
+        seen = {}
+
+        def spy(name, globals=None, locals=None, fromlist=(), level=0):
+            module = real_import(name, globals, locals, fromlist, level)
+            if name == "urllib.parse" and "pathlib" in sys.modules and not hasattr(module, "urlsplit"):
+                seen["other name"] = hasattr(module, "urlsplit")
+                seen["quote_from_bytes"] = callable(getattr(module, "quote_from_bytes", None))
+            return module
+
+        builtins.__import__ = spy
+        from studytui.core.imports import import_pathlib
+        import_pathlib()
+        builtins.__import__ = real_import
+        import pathlib
+        print(json.dumps({**seen, "uri": pathlib.Path("/a b").as_uri()}))
+        """
+    )
+    assert got == {"other name": False, "quote_from_bytes": True, "uri": "file:///a%20b"}
+
+
+def test_a_pathlib_that_takes_another_name_is_imported_with_the_real_urllib_parse() -> None:
+    got = _run(
+        """
+        import importlib.abc, importlib.util, json, sys
+
+        class Wanting(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+            # a pathlib that also takes urlsplit from urllib.parse
+            def find_spec(self, name, path=None, target=None):
+                return importlib.util.spec_from_loader(name, self) if name == "pathlib" else None
+            def create_module(self, spec):
+                return None
+            def exec_module(self, module):
+                from urllib.parse import quote_from_bytes, urlsplit
+                module.quote_from_bytes, module.urlsplit = quote_from_bytes, urlsplit
+
+        sys.meta_path.insert(0, Wanting())
+        for name in ("pathlib", "urllib.parse"):  # importlib.abc brought them in
+            sys.modules.pop(name, None)
+        from studytui.core.imports import import_pathlib
+        import_pathlib()
+        import pathlib
+        print(json.dumps({"real": pathlib.urlsplit("http://x/y").path, "stand-in gone": hasattr(sys.modules["urllib.parse"], "urlsplit")}))
+        """
+    )
+    assert got == {"real": "/y", "stand-in gone": True}

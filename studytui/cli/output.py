@@ -85,12 +85,15 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json_text(obj) + "\n")
 
 
-def json_text(obj: Any) -> str:
+def json_text(obj: Any, indent: str = "") -> str:
     """`json_escaped(json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False))`, the same
     text, written without json's indenting encoder: with `indent` json encodes in Python, a
     generator per list and dict, which was most of `list --json`'s own time (issue 27). Strings
     go through json's C encoder and are escaped one by one (only a string can hold a character
-    `json_escaped` rewrites); a value json would refuse is refused the same way, by json itself."""
+    `json_escaped` rewrites); a value json would refuse is refused the same way, by json itself.
+    `indent` starts every line after the first, for an object written inside another one.
+    It leaves no reference cycle behind (json.dumps with `indent` leaves one per call): the
+    commands run without the cyclic collector, and `profile --json` calls this per kernel."""
     from json.encoder import encode_basestring
 
     parts: list[str] = []
@@ -116,7 +119,7 @@ def json_text(obj: Any) -> str:
                     head = keys[key] = string(key) + ": "
                 put(head if first else between + head)
                 first = False
-                write(item, inner)
+                write(item, inner)  # noqa: F821 (deleted after use: see the end)
             put("\n" + indent + "}")
         elif kind is list or kind is tuple or kind is dict and not value:
             if not value:
@@ -130,7 +133,7 @@ def json_text(obj: Any) -> str:
             for i, item in enumerate(value):
                 if i:
                     put(",\n" + inner)
-                write(item, inner)
+                write(item, inner)  # noqa: F821 (deleted after use: see the end)
             put("\n" + indent + "]")
         elif value is None:
             put("null")
@@ -145,8 +148,11 @@ def json_text(obj: Any) -> str:
         else:  # NaN, an infinity, an empty or unusual object, a subclass: json's own answer
             _json_fallback(parts, value, indent)
 
-    write(obj, "")
-    return "".join(parts)
+    try:
+        write(obj, indent)
+        return "".join(parts)
+    finally:
+        del write  # a nested function that calls itself is a cycle (it holds its own cell)
 
 
 def _json_fallback(parts: list[str], value: Any, indent: str) -> None:
@@ -538,27 +544,19 @@ def _column_width(column: Column, widest: int | None, pad: int, limit: int) -> i
 
 
 def _collapse(widths: list[int], wrapable: list[bool], limit: int) -> list[int]:
-    """Table._collapse_widths: the widest wrapable columns narrowed, down to the next widest in
-    turn, until the table fits (or no wrapable column is left to narrow)."""
+    """The column widths narrowed to fit `limit`, as rich.table narrows them. With one wrapable
+    column (every everyday table: a column of titles) that column alone gives way, by the excess,
+    which is what Rich's rule comes to for one column; with several, Rich's own rule decides
+    (rich.table, imported only then: no everyday command at 80 or 120 columns gets there)."""
     total = sum(widths)
-    excess = total - limit
     if not any(wrapable):
         return widths
-    if wrapable.count(True) == 1:  # the usual table (one column of titles): it alone gives way
+    if wrapable.count(True) == 1:
         at = wrapable.index(True)
-        return [max(0, w - excess) if i == at else w for i, w in enumerate(widths)] if total else widths
-    from rich._ratio import ratio_reduce  # (its module imports fractions and decimal)
+        return [max(0, w - (total - limit)) if i == at else w for i, w in enumerate(widths)] if total else widths
+    from rich.table import Table
 
-    while total and excess > 0:
-        widest = max(w for w, ok in zip(widths, wrapable) if ok)
-        second = max(w if ok and w != widest else 0 for w, ok in zip(widths, wrapable))
-        ratios = [1 if (w == widest and ok) else 0 for w, ok in zip(widths, wrapable)]
-        if not any(ratios) or not widest - second:
-            break
-        widths = ratio_reduce(excess, ratios, [min(excess, widest - second)] * len(widths), widths)
-        total = sum(widths)
-        excess = total - limit
-    return widths
+    return list(Table._collapse_widths(widths, wrapable, limit))
 
 
 def _fast_cell(con: Any, get_style: Any, null: Any, Segment: Any, cell: _Cell, column: Column, width: int, left: int,

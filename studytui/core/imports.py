@@ -5,10 +5,13 @@ calls; `urllib.parse` in turn imports `ipaddress`. Together they are about 4% of
 benchmarks measure against (`python -c "import rich.console"`), paid by every command, none of
 which calls `as_uri` on a warm path.
 
-`import_pathlib()` imports pathlib while `sys.modules` holds a stand-in for `urllib.parse`: every
-name pathlib takes from it is a function that imports the real `urllib.parse` when first called
-and hands the call on. The stand-in is taken out of `sys.modules` as soon as pathlib is imported,
-so anything that imports `urllib.parse` later (or calls `Path.as_uri()`) gets the real module.
+`import_pathlib()` imports pathlib while `sys.modules` holds a stand-in for `urllib.parse` that
+has the one name pathlib takes from it: a function that imports the real `urllib.parse` when first
+called and hands the call on. Any other name is missing, as from a module that lacks it: should
+a later Python's pathlib take another, its import fails, and pathlib is imported again with the
+real `urllib.parse` (the saving lost, which the import test, tests/test_core_imports.py, shows).
+The stand-in is taken out of `sys.modules` as soon as pathlib is imported, so anything that
+imports `urllib.parse` later (or calls `Path.as_uri()`) gets the real module.
 Nothing changes where pathlib or urllib.parse is already imported: then this does nothing.
 """
 
@@ -39,15 +42,15 @@ def import_pathlib() -> None:
 
     stand_in = types.ModuleType("urllib.parse", "A stand-in while pathlib is imported (studytui.core.imports).")
 
-    def module_getattr(name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _deferred(name)
-
-    setattr(stand_in, "__getattr__", module_getattr)  # noqa: B010  (a module's own __getattr__)
+    stand_in.quote_from_bytes = _deferred("quote_from_bytes")  # type: ignore[attr-defined]
     sys.modules["urllib.parse"] = stand_in
     try:
         import pathlib  # noqa: F401
+    except ImportError:  # a pathlib that takes another name: forget the half-made one, import it plainly
+        for name in [m for m in sys.modules if m == "pathlib" or m.startswith("pathlib.")]:
+            del sys.modules[name]
+        del sys.modules["urllib.parse"]
+        import pathlib  # noqa: F401,F811
     finally:
         if sys.modules.get("urllib.parse") is stand_in:
             del sys.modules["urllib.parse"]

@@ -76,9 +76,20 @@ def for_terminal(text: str, stream: Any = None) -> str:
     return visible(text) if tty else text
 
 
-# Characters JSON (ensure_ascii=False) leaves raw that a terminal may act on: DEL, the C1 controls
-# and the bidi controls. json.dumps already writes the C0 controls as \u escapes.
-_UNSAFE_IN_JSON = {code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), *_BIDI_CODES)}
+class _JsonEscapes(dict):  # type: ignore[type-arg]
+    """str.translate's table for `json_escaped`: DEL, the C1 controls and the bidi controls, which
+    JSON (ensure_ascii=False) leaves raw and a terminal may act on, and the lone surrogates by
+    which Python keeps a file name's bytes that are not UTF-8 (written raw, they would make the
+    output not UTF-8; as \\udcXX escapes, json.loads gives back the same string). json.dumps
+    already writes the C0 controls as \\u escapes."""
+
+    def __missing__(self, code: int) -> str:
+        if 0xD800 <= code <= 0xDFFF:
+            return f"\\u{code:04x}"
+        raise LookupError(code)  # str.translate: leave the character as it is
+
+
+_UNSAFE_IN_JSON = _JsonEscapes({code: f"\\u{code:04x}" for code in (*range(0x7F, 0xA0), *_BIDI_CODES)})
 
 
 def json_escaped(text: str) -> str:

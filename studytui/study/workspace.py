@@ -167,15 +167,19 @@ def _refuse_upgrade(path: Path, command: str) -> bool:
     version, app_id = int.from_bytes(header[60:64], "big"), int.from_bytes(header[68:72], "big")
     wal = path.with_name(path.name + "-wal")
     logged = wal.exists() and wal.stat().st_size > 0
-    # Read-only; without a write-ahead log, immutable too, so SQLite creates no -shm file.
-    uri = f"{path.resolve().as_uri()}?mode=ro" + ("" if logged else "&immutable=1")
+
+    def uri() -> str:
+        # Read-only; without a write-ahead log, immutable too, so SQLite creates no -shm file.
+        # (Built only when SQLite is asked: Path.as_uri imports urllib.parse, which a current
+        # store never needs.)
+        return f"{path.resolve().as_uri()}?mode=ro" + ("" if logged else "&immutable=1")
 
     def needs_upgrade(version: int, app_id: int) -> bool:
         return (app_id == schema.APPLICATION_ID and version < schema.SCHEMA_VERSION) or (app_id == 0 and version >= 1)
 
     if version == 0 and app_id == 0 and not logged:
         try:
-            conn = sqlite3.connect(uri, uri=True)
+            conn = sqlite3.connect(uri(), uri=True)
             try:
                 return not schema.table_names(conn)
             finally:
@@ -186,7 +190,7 @@ def _refuse_upgrade(path: Path, command: str) -> bool:
         return False
     if logged:
         try:
-            conn = sqlite3.connect(uri, uri=True)
+            conn = sqlite3.connect(uri(), uri=True)
             try:
                 version, app_id = schema.user_version(conn), schema.application_id(conn)
             finally:

@@ -102,10 +102,24 @@ def _problems_in_content(content: Path, attempted: set[str]) -> set[str]:
         except (OSError, UnicodeDecodeError, fileio.RefusedFileError):
             return set(attempted)
         for pid in attempted - found:
-            # (`in` first: the pattern, which starts with a look-behind, scans far slower than a find)
-            if pid in text and re.search(r"(?<![\w-])" + re.escape(pid) + r"(?![\w-])", text):
+            if _whole_word_in(pid, text):
                 found.add(pid)
     return found
+
+
+def _whole_word_in(word: str, text: str) -> bool:
+    """Whether `word` occurs in `text` with neither a word character nor a hyphen on either side
+    (what the pattern `(?<![\\w-])WORD(?![\\w-])` finds). With str.find: a pattern per problem id
+    was compiled and run over every problem file, 57 ms for 91 practised problems (issue 27)."""
+    size, end = len(word), len(text)
+    at = text.find(word)
+    while at >= 0:
+        before = text[at - 1] if at else " "
+        after = text[at + size] if at + size < end else " "
+        if not (before.isalnum() or before in "_-") and not (after.isalnum() or after in "_-"):
+            return True
+        at = text.find(word, at + 1)
+    return False
 
 
 # -- the report -----------------------------------------------------------------------------------

@@ -9,12 +9,9 @@ this module parses arguments and prints.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Any
-
-from studytui.core.text import BIDI_CONTROLS
 
 DESCRIPTION = (
     "Put your own kernels beside the roofline. FILE is an Nsight Compute CSV export "
@@ -66,9 +63,10 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(f"--kernel {args.kernel}: the file has {len(report.kernels)} kernels, numbered 0 to {len(report.kernels) - 1}")
     if args.json:
         if args.kernel is not None:
+            from studytui.cli.output import print_json
             from studytui.profile.report import kernel_json
 
-            sys.stdout.write(_json_text(kernel_json(report.kernels[args.kernel])) + "\n")
+            print_json(kernel_json(report.kernels[args.kernel]))
         else:
             _write_report_json(report, to_json(report, kernels=False))
         return 0
@@ -79,29 +77,17 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-# Characters JSON leaves raw that a terminal may act on (DEL, C1 controls, bidi controls); written
-# as \u escapes they decode to the same string, so the JSON stays the file's text exactly.
-_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")  # the bidi set: studytui.core.text
-
-
-def _json_text(obj: Any, indent: str = "") -> str:
-    import json
-
-    text = json.dumps(obj, indent=2, ensure_ascii=False, allow_nan=False)
-    text = _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-    return text.replace("\n", "\n" + indent) if indent else text
-
-
 def _write_report_json(report: Any, head: dict[str, Any]) -> None:
     """The report as one JSON object, its kernels written one at a time: 40,000 kernels never sit
     in memory as one string."""
+    from studytui.cli.output import json_text
     from studytui.profile.report import kernel_json
 
     out = sys.stdout
-    text = _json_text(head)
+    text = json_text(head)
     out.write(text[: text.rindex("}")].rstrip() + ',\n  "kernels": [')
     for i, r in enumerate(report.kernels):
-        out.write(("\n    " if i == 0 else ",\n    ") + _json_text(kernel_json(r), "    "))
+        out.write(("\n    " if i == 0 else ",\n    ") + json_text(kernel_json(r), "    "))
     out.write("\n  ]\n}\n" if report.kernels else "]\n}\n")
 
 
