@@ -167,13 +167,16 @@ def instructions(argv: Sequence[str], env: dict[str, str] | None = None) -> int 
     """The instructions one whole-process run executes, counted by valgrind (callgrind, no file
     written), or why it could not be counted. Unlike time, the count does not move with the load
     of the machine or its clock: the same command, the same count, within a fraction of a
-    percent from run to run (valgrind runs it about 50 times slower)."""
+    percent from run to run (valgrind runs it about 50 times slower), with the hash seed fixed."""
     import re
     import shutil
 
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         return "valgrind is not installed (apt-get install valgrind)"
+    # One hash seed for every count: with a random one, the layout of dicts and sets (and so the
+    # instructions) moves by a few million from run to run.
+    env = {**(os.environ if env is None else env), "PYTHONHASHSEED": "0"}
     proc = subprocess.run([valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     err = proc.stderr.decode(errors="replace")

@@ -183,3 +183,47 @@ def test_a_pathlib_that_takes_another_name_is_imported_with_the_real_urllib_pars
         """
     )
     assert got == {"real": "/y", "stand-in gone": True}
+
+
+def test_fsrs_is_imported_without_typing_extensions_and_schedules_as_before() -> None:
+    got = _run(
+        """
+        import json, sys
+        from studytui.practice import schedule
+        scheduler = schedule._scheduler()
+        without = "typing_extensions" not in sys.modules
+        import typing, typing_extensions, fsrs.card
+        print(json.dumps({
+            "without": without,
+            "real afterwards": hasattr(typing_extensions, "TypedDict") and typing_extensions.__spec__ is not None,
+            "same Self": fsrs.card.Self is typing.Self is typing_extensions.Self,
+            "scheduler": type(scheduler).__module__,
+        }))
+        """
+    )
+    assert got == {"without": True, "real afterwards": True, "same Self": True, "scheduler": "fsrs.scheduler"}
+
+
+def test_an_fsrs_that_takes_another_name_from_typing_extensions_imports_with_the_real_one() -> None:
+    got = _run(
+        """
+        import importlib.abc, importlib.util, json, sys
+
+        class Wanting(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+            def find_spec(self, name, path=None, target=None):
+                return importlib.util.spec_from_loader(name, self) if name == "fsrs" else None
+            def create_module(self, spec):
+                return None
+            def exec_module(self, module):
+                from typing_extensions import Self, TypeAlias
+                module.Self, module.TypeAlias = Self, TypeAlias
+
+        sys.meta_path.insert(0, Wanting())
+        sys.modules.pop("typing_extensions", None)
+        from studytui.core.imports import import_fsrs
+        import_fsrs()
+        import fsrs
+        print(json.dumps({"alias": fsrs.TypeAlias is not None, "real": hasattr(sys.modules["typing_extensions"], "TypedDict")}))
+        """
+    )
+    assert got == {"alias": True, "real": True}

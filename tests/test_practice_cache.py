@@ -271,3 +271,106 @@ def test_the_code_that_builds_the_set_is_part_of_its_key() -> None:
                  "practice/cache.py", "core/yamlio.py"):
         assert name in cache.CODE_FILES
         assert (Path(loader.__file__).parent.parent / name).is_file()
+
+
+# -- the heads (what the lists read), kept beside the whole set --------------------------------------
+
+
+def _heads_file(root: Path) -> Path:
+    return jsoncache.value_file(cache.index_name(root))
+
+
+def test_the_heads_are_kept_with_the_set_and_a_warm_list_decodes_no_question(content: Path) -> None:
+    whole = load_problems(content).problems
+    assert _heads_file(content).is_file()
+    kept = cache.read_heads(content)
+    assert kept is not None and kept[0] == tuple(p.head for p in whole)
+    loader._LOADED.clear()
+    warm = load_problems(content)
+    assert warm._problems is None  # started from the heads alone
+    assert warm.heads == tuple(p.head for p in whole)
+    assert warm.heads_for_section(whole[0].section_id) == [p.head for p in whole if p.section_id == whole[0].section_id]
+    assert warm.head(whole[-1].id) == whole[-1].head and warm.head("no-such-problem") is None
+    assert warm._problems is None
+    assert warm.problems == whole and warm.get(whole[-1].id) == whole[-1]  # the whole set, when asked
+
+
+def test_the_list_commands_read_only_the_heads(content: Path, tmp_path: Path, capsys) -> None:
+    from studytui.cli import main
+
+    guide_copy = tmp_path / "guide"
+    shutil.copytree(CONTENT, guide_copy, ignore=shutil.ignore_patterns("problems"))
+    shutil.copytree(content / "problems", guide_copy / "problems")
+    common = ["--content", str(guide_copy), "--data-dir", str(tmp_path / "d")]
+    assert main([*common, "practice"]) == 0  # the first run parses the YAML and keeps the set and its heads
+    for argv in (["practice"], ["practice", "due"], ["progress"], ["practice", "--json"], ["practice", "due", "--json"]):
+        loader._LOADED.clear()
+        assert main([*common, *argv]) == 0, argv
+        assert capsys.readouterr().out.strip()
+        kept = loader._LOADED[str(guide_copy.resolve())][1]
+        assert kept._problems is None, argv
+
+
+def test_an_edited_title_is_never_listed_stale(content: Path) -> None:
+    load_problems(content)
+    _set_first_title(content, "A title edited after the heads were kept")
+    loader._LOADED.clear()
+    assert cache.read_heads(content) is None
+    assert load_problems(content).heads[0].title == "A title edited after the heads were kept"
+
+
+@pytest.mark.parametrize("how", ["truncated", "a flipped byte", "garbage", "empty", "another version"])
+def test_corrupt_heads_are_not_trusted_and_are_written_again(content: Path, how: str) -> None:
+    good = load_problems(content).problems
+    corrupt_cache_file(_heads_file(content), how)
+    assert cache.read_heads(content) is None
+    loader._LOADED.clear()
+    again = load_problems(content)
+    assert again.problems == good and again.heads == tuple(p.head for p in good)
+    assert cache.read_heads(content) is not None  # written again from the whole set
+
+
+def _forge_heads(path: Path, change) -> None:
+    head, _, payload = path.read_bytes().partition(b"\n")
+    header = json.loads(head)
+    data = json.loads(payload)
+    change(data["heads"])
+    payload = json.dumps(data).encode()
+    header["bytes"], header["blake2b"] = len(payload), jsoncache.digest_hex(payload)
+    path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda c: c["title"].__setitem__(0, "\x1b]0;owned\x07 title"),
+        lambda c: c["skill"].__setitem__(0, "\x9b2J"),
+        lambda c: c["kind"].__setitem__(0, "essay"),
+        lambda c: c["id"].__setitem__(1, c["id"][0]),
+        lambda c: c["entries"].__setitem__(0, [1]),
+        lambda c: c["title"].pop(),
+        lambda c: c.pop("skill"),
+        lambda c: c.__setitem__("question", []),
+    ],
+    ids=["escape", "c1", "kind", "duplicate-id", "entries-type", "length", "missing", "extra-key"],
+)
+def test_forged_heads_with_a_valid_digest_are_refused(content: Path, change) -> None:
+    good = load_problems(content).problems
+    _forge_heads(_heads_file(content), change)
+    assert cache.read_heads(content) is None
+    loader._LOADED.clear()
+    assert load_problems(content).heads == tuple(p.head for p in good)
+
+
+def test_heads_from_other_files_than_the_whole_set_send_it_to_the_yaml(content: Path, monkeypatch) -> None:
+    """The whole set is used with heads only when both were kept from the same files; else the
+    YAML is parsed again (never a list of one version and a question of another)."""
+    good = load_problems(content).problems
+    loader._LOADED.clear()
+    warm = load_problems(content)
+    real_read = cache.read
+    monkeypatch.setattr(cache, "read", lambda root: (lambda found: (found[0], found[1][:-1]) if found else None)(real_read(root)))
+    parsed = []
+    real_parse = loader.parse_problems
+    monkeypatch.setattr(loader, "parse_problems", lambda root: parsed.append(root) or real_parse(root))
+    assert warm.problems == good and parsed == [content]

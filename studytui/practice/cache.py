@@ -28,7 +28,7 @@ from studytui.core import jsoncache
 from studytui.core.jsoncache import Invalid, Stamps
 from studytui.core.text import printable_but
 from studytui.practice.loader import _CONTROL, PROBLEMS_DIR
-from studytui.practice.model import KINDS, PICKS, GivenSpec, Problem
+from studytui.practice.model import HEAD_FIELDS, KINDS, PICKS, GivenSpec, Problem, ProblemHead
 
 FORMAT = 1
 # The modules whose code decides what a problem set parsed from the YAML holds.
@@ -57,6 +57,12 @@ def value_name(root: Path) -> str:
     return f"practice:{FORMAT}:{root}"
 
 
+def index_name(root: Path) -> str:
+    """The name of the same folder's heads (`ProblemHead`): a twentieth of the whole set, all the
+    lists read. Kept with the same stamps as the set, in a file of its own."""
+    return f"practice-heads:{FORMAT}:{root}"
+
+
 def source_files(root: Path) -> list[Path]:
     """What a problem set is built from: the problems folder (its listing) and each of its files,
     in the loader's order."""
@@ -82,6 +88,21 @@ def read(root: Path) -> tuple[tuple[Problem, ...], Stamps] | None:
         return None
 
 
+def read_heads(root: Path) -> tuple[tuple[ProblemHead, ...], Stamps] | None:
+    """The kept heads of `root`'s problems and their stamps, when nothing they were built from
+    changed and every value checks out (the loader's rules for these fields); else None."""
+    found = jsoncache.get(index_name(root), CODE_FILES)
+    if found is None:
+        return None
+    value, stamps = found
+    try:
+        if not stamps or stamps[0][0] != str(root / PROBLEMS_DIR):
+            raise Invalid("another folder")
+        return decode_heads(value), stamps
+    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
+        return None
+
+
 # -- writing -------------------------------------------------------------------------------------
 
 
@@ -95,7 +116,48 @@ def write(root: Path, problems: tuple[Problem, ...], stamps: Stamps, taken_at: f
             return False  # something the plain form does not carry exactly: parse every time
     except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
         return False
-    return jsoncache.put(value_name(root), value, stamps, CODE_FILES, taken_at)
+    if not jsoncache.put(value_name(root), value, stamps, CODE_FILES, taken_at):
+        return False
+    write_heads(root, problems, stamps, taken_at)
+    return True
+
+
+def write_heads(root: Path, problems: tuple[Problem, ...], stamps: Stamps, taken_at: float) -> bool:
+    """Keep the heads of `problems` (the same rules as `write`); False when they were not kept."""
+    try:
+        heads = encode_heads(problems)
+        if decode_heads(heads) != tuple(p.head for p in problems):
+            return False
+    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
+        return False
+    return jsoncache.put(index_name(root), heads, stamps, CODE_FILES, taken_at)
+
+
+def encode_heads(problems: tuple[Problem, ...]) -> dict[str, Any]:
+    """The heads' columns: the fields `ProblemHead` keeps, in the set's plain form."""
+    kinds = dict(PROBLEM_SCHEMA)
+    return {"format": FORMAT, "heads": {name: [_plain(getattr(p, name), kinds[name]) for p in problems] for name in HEAD_FIELDS}}
+
+
+def decode_heads(value: Any) -> tuple[ProblemHead, ...]:
+    """The heads from their plain form, checked as the set's columns are (Invalid when off)."""
+    if type(value) is not dict or sorted(value) != ["format", "heads"] or value["format"] != FORMAT:
+        raise Invalid("not a problem index")
+    columns = value["heads"]
+    if type(columns) is not dict or sorted(columns) != sorted(HEAD_FIELDS):
+        raise Invalid("an index of the wrong shape")
+    size = len(columns["id"]) if type(columns["id"]) is list else -1
+    if any(type(columns[name]) is not list or len(columns[name]) != size for name in HEAD_FIELDS):
+        raise Invalid("a column of the wrong length")
+    kinds = dict(PROBLEM_SCHEMA)
+    rebuild = _Rebuild()
+    cols = [rebuild.column(columns[name], kinds[name]) for name in HEAD_FIELDS]
+    if not set(columns["kind"]) <= set(KINDS) or len(set(columns["id"])) != size:
+        raise Invalid("a value outside the loader's vocabulary, or an id used twice")
+    texts = "\n".join(rebuild.texts)
+    if not printable_but(texts, "\t\n") and _CONTROL.search(texts):
+        raise Invalid("a control character")
+    return tuple(map(ProblemHead, *cols))
 
 
 def encode(problems: tuple[Problem, ...]) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
-from studytui.practice.model import Problem, TemplateError, render
+from studytui.practice.model import Problem, ProblemHead, TemplateError, render
 
 if TYPE_CHECKING:
     from studytui.core.yamlio import YamlFile, YamlPath
@@ -220,7 +220,7 @@ def margin_rule(p: Problem, exp: Any) -> tuple[YamlPath, str] | None:
                          "models: offer choices further apart, or state a smaller 'margin')")
 
 
-def skills(problems: Iterable[Problem]) -> dict[str, int]:
+def skills(problems: Iterable[Problem | ProblemHead]) -> dict[str, int]:
     """How many problems practise each skill."""
     out: dict[str, int] = {}
     for p in problems:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, Callable, TypeGuard
 
 from studytui.core.errors import ContentError
 from studytui.practice.answers import UNITS
@@ -23,6 +23,7 @@ from studytui.practice.model import (
     TARGET_PICKS,
     GivenSpec,
     Problem,
+    ProblemHead,
 )
 
 if TYPE_CHECKING:  # PyYAML and the YAML reader load only when the problems are parsed (not from the cache)
@@ -43,18 +44,42 @@ GIVEN_KEYS = {"gpu", "model", "cc", "figures", "as", "name", "text", "value"}
 class ProblemSet:
     """The problems of a content folder, with the errors found and the parsed files (for their
     lines; none when the set came from the cache, which holds only sets without an error). A
-    plain class: a dataclass's generated methods cost a millisecond at import (model.py)."""
+    plain class: a dataclass's generated methods cost a millisecond at import (model.py).
 
-    __slots__ = ("problems", "files", "errors")
+    From the cache, a set starts with its heads alone (`ProblemHead`: what the lists need) and
+    reads the whole problems when first asked for them (`problems`, `get`, `for_section`, ...):
+    `studytui practice`, `practice due` and `progress` never decode a question (issue 27)."""
+
+    __slots__ = ("_problems", "_heads", "_load", "files", "errors")
 
     def __init__(self, problems: tuple[Problem, ...] = (), files: dict[str, YamlFile] | None = None,
-                 errors: list[str] | None = None) -> None:
-        self.problems = problems
+                 errors: list[str] | None = None, *, heads: tuple[ProblemHead, ...] | None = None,
+                 load: Callable[[], tuple[Problem, ...]] | None = None) -> None:
+        self._problems: tuple[Problem, ...] | None = problems if load is None else None
+        self._heads = heads
+        self._load = load
         self.files: dict[str, YamlFile] = {} if files is None else files
         self.errors: list[str] = [] if errors is None else errors
 
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        if self._problems is None:
+            assert self._load is not None
+            self._problems, self._load = self._load(), None
+        return self._problems
+
+    @problems.setter
+    def problems(self, value: tuple[Problem, ...]) -> None:
+        self._problems, self._heads, self._load = value, None, None
+
+    @property
+    def heads(self) -> tuple[ProblemHead, ...]:
+        if self._heads is None:
+            self._heads = tuple(p.head for p in self.problems)
+        return self._heads
+
     def __repr__(self) -> str:
-        return f"ProblemSet({len(self.problems)} problems, {len(self.errors)} errors)"
+        return f"ProblemSet({len(self.heads)} problems, {len(self.errors)} errors)"
 
     def get(self, problem_id: str) -> Problem | None:
         for p in self.problems:
@@ -62,8 +87,17 @@ class ProblemSet:
                 return p
         return None
 
+    def head(self, problem_id: str) -> ProblemHead | None:
+        for h in self.heads:
+            if h.id == problem_id:
+                return h
+        return None
+
     def for_section(self, section_id: str) -> list[Problem]:
         return [p for p in self.problems if p.section_id == section_id]
+
+    def heads_for_section(self, section_id: str) -> list[ProblemHead]:
+        return [h for h in self.heads if h.section_id == section_id]
 
     def for_entry(self, entry_id: str) -> list[Problem]:
         return [p for p in self.problems if entry_id in p.entries]
@@ -373,10 +407,17 @@ def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemS
     kept = _LOADED.get(str(root))
     if kept is not None and jsoncache.unchanged(kept[0]):
         return kept[1]
+    heads = cache.read_heads(root)
+    if heads is not None:  # the whole set is read when something asks for it
+        index, stamps = heads
+        result = ProblemSet(heads=index, load=lambda: _whole(root, stamps, index))
+        _LOADED[str(root)] = (stamps, result)
+        return result
     found = cache.read(root)
     if found is not None:
         problems, stamps = found
         result = ProblemSet(problems=problems)
+        cache.write_heads(root, problems, stamps, jsoncache.now())  # (kept by a run before the heads were)
     else:
         taken_at = jsoncache.now()  # before the files are stamped and read
         stamps = cache.stamps_of(root)
@@ -388,3 +429,22 @@ def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemS
             return result  # a file changed just now: a second change could keep its stamp, so keep nothing
     _LOADED[str(root)] = (stamps, result)
     return result
+
+
+def _whole(root: Path, stamps: Stamps, heads: tuple[ProblemHead, ...]) -> tuple[Problem, ...]:
+    """The whole problems of a set that started from its heads: the kept set when it was built
+    from the same files (the same stamps) and agrees with the heads, else the YAML parsed again;
+    ContentError if that finds an error (the files changed since the heads were kept)."""
+    from studytui.core import jsoncache
+    from studytui.practice import cache
+
+    found = cache.read(root)
+    if found is not None and found[1] == stamps and tuple(p.head for p in found[0]) == heads:
+        return found[0]
+    taken_at = jsoncache.now()
+    fresh = cache.stamps_of(root)
+    parsed = parse_problems(root)
+    if parsed.errors:
+        raise ContentError(parsed.errors)
+    cache.write(root, parsed.problems, fresh, taken_at)
+    return parsed.problems

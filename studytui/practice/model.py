@@ -50,6 +50,22 @@ class GivenSpec(Tuple):
     value: str = ""
 
 
+class ProblemHead(Tuple):
+    """What the lists need of a problem (`studytui practice`, `practice due`, `progress`, mastery):
+    kept apart in the cache so those commands never decode the questions, hints and solutions
+    (practice/cache.py)."""
+
+    id: str
+    section_id: str
+    title: str
+    entries: tuple[str, ...]
+    kind: str
+    skill: str
+
+
+HEAD_FIELDS = ProblemHead._fields
+
+
 class Problem(Tuple):
     """One practice problem as its file states it (the loader checked every field)."""
 
@@ -82,6 +98,10 @@ class Problem(Tuple):
     # Position in its file's problem list: `check` finds any field's line from it when a message
     # needs one. (The field hides tuple.index, which nothing calls on a problem.)
     index: int = 0  # type: ignore[assignment]
+
+    @property
+    def head(self) -> ProblemHead:
+        return ProblemHead(self.id, self.section_id, self.title, self.entries, self.kind, self.skill)
 
     def variant_count(self) -> int:
         n = 1

@@ -49,10 +49,25 @@ class Review(Tuple):
 RELEARN = _dt.timedelta(minutes=10)
 
 
-def _scheduler() -> Scheduler:
-    from fsrs import Scheduler
+def _import_fsrs() -> None:
+    from studytui.core.imports import import_fsrs  # without typing_extensions: see there
 
-    return Scheduler(learning_steps=(RELEARN,), relearning_steps=(RELEARN,), enable_fuzzing=False)
+    import_fsrs()
+
+
+_SCHEDULER: list[Scheduler] = []  # the one scheduler, made when first needed
+
+
+def _scheduler() -> Scheduler:
+    """studytui's FSRS scheduler. One for the process: FSRS sets a scheduler's fields only when it
+    is made, and with fuzzing off a review reads them and nothing else, so every replay and every
+    forecast card can share it (making one checks its parameters: 8 ms for a plan's 91 cards)."""
+    if not _SCHEDULER:
+        _import_fsrs()
+        from fsrs import Scheduler
+
+        _SCHEDULER.append(Scheduler(learning_steps=(RELEARN,), relearning_steps=(RELEARN,), enable_fuzzing=False))
+    return _SCHEDULER[0]
 
 
 def _time(text: str) -> _dt.datetime:
@@ -147,6 +162,7 @@ class Imagined:
 
 
 def _ratings() -> dict[str, Any]:
+    _import_fsrs()
     from fsrs import Rating
 
     return {"again": Rating.Again, "hard": Rating.Hard, "good": Rating.Good}
@@ -154,6 +170,7 @@ def _ratings() -> dict[str, Any]:
 
 def _card_after(scheduler: Scheduler, ratings: Mapping[str, Any], history: Sequence[Attempt]) -> Card:
     """A new FSRS card reviewed once for each attempt (in the order given) as `rating_sequence` rates it."""
+    _import_fsrs()
     from fsrs import Card as NewCard
 
     card = NewCard(card_id=1)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from studytui.core.errors import UsageError
 from studytui.practice import schedule
 from studytui.practice.loader import ProblemSet, load_problems
-from studytui.practice.model import SEED_LIMIT, Problem, Variant
+from studytui.practice.model import SEED_LIMIT, Problem, ProblemHead, Variant
 
 if TYPE_CHECKING:  # grading (and through it the calculators) loads only when an answer is graded
     from studytui.guide.model import Guide, Section
@@ -66,6 +66,20 @@ class Practice:
 
     def for_entry(self, entry_id: str) -> list[Problem]:
         return self.set.for_entry(entry_id)
+
+    @property
+    def heads(self) -> tuple[ProblemHead, ...]:
+        """What the lists show of each problem, without reading the whole problems."""
+        return self.set.heads
+
+    def head(self, problem_id: str) -> ProblemHead:
+        found = self.set.head(problem_id)
+        if found is None:
+            raise UsageError(f"unknown problem id '{problem_id}' (see 'studytui practice' for the list)")
+        return found
+
+    def heads_for_section(self, section_id: str) -> list[ProblemHead]:
+        return self.set.heads_for_section(section_id)
 
     # -- attempts --------------------------------------------------------------------------
     def attempts(self, problem_id: str | None = None) -> list[Attempt]:
@@ -160,12 +174,12 @@ class Practice:
         return dict(self._reviews)
 
     def due(self) -> list[schedule.Review]:
-        return schedule.due(self.reviews(), self.now(), known=(p.id for p in self.problems))
+        return schedule.due(self.reviews(), self.now(), known=(h.id for h in self.heads))
 
     def mastery(self) -> dict[str, schedule.Mastery]:
         by_section: dict[str, list[str]] = {s.id: [] for s in self.guide.sections}
-        for p in self.problems:
-            by_section.setdefault(p.section_id, []).append(p.id)
+        for h in self.heads:
+            by_section.setdefault(h.section_id, []).append(h.id)
         by_section = {sid: ids for sid, ids in by_section.items() if ids}
         return schedule.mastery(by_section, self.reviews(), self.now())
 

@@ -18,7 +18,7 @@ def practice_progress(guide: Any, store: Any) -> dict[str, Any] | None:
     mastery = practice.mastery()
     return {
         "sections": [mastery[s.id].to_dict() | {"title": s.title} for s in guide.sections if s.id in mastery],
-        "problems": len(practice.problems),
+        "problems": len(practice.heads),
         "mastered": sum(m.mastered for m in mastery.values()),
         "due": len(practice.due()),
     }

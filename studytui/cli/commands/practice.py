@@ -340,17 +340,17 @@ def _due(practice, args) -> int:
     items = practice.due()
     now = practice.now()
     reviews = practice.reviews()
-    upcoming = sorted((r for r in reviews.values() if r.due > now and practice.set.get(r.problem_id)), key=lambda r: r.due)
+    upcoming = sorted((r for r in reviews.values() if r.due > now and practice.set.head(r.problem_id)), key=lambda r: r.due)
     if args.json:
         return _json({
             "now": now.isoformat(),
             "due": [
-                {"id": r.problem_id, "title": practice.get(r.problem_id).title, "section": practice.get(r.problem_id).section_id,
+                {"id": r.problem_id, "title": practice.head(r.problem_id).title, "section": practice.head(r.problem_id).section_id,
                  "due": r.due.isoformat(), "last_correct": r.last_correct, "attempts": r.attempts}
                 for r in items
             ],
             "next_due": upcoming[0].due.isoformat() if upcoming else None,
-            "new": sum(1 for p in practice.problems if p.id not in reviews),
+            "new": sum(1 for h in practice.heads if h.id not in reviews),
         })
     from rich.text import Text
 
@@ -363,7 +363,7 @@ def _due(practice, args) -> int:
         return 0
     con.print(Text(f"{len(items)} problem(s) due for review:", style="bold"))
     for r in items:
-        p = practice.get(r.problem_id)
+        p = practice.head(r.problem_id)
         mark = practice.mark(r.problem_id)
         con.print(Text(f"  {mark} {p.id}", style="cyan") + Text(f"  {p.title}  ({_due_text(r, now)})", style=""))
     con.print(Text("Open one with: studytui practice show ID", style="dim"))
@@ -371,13 +371,14 @@ def _due(practice, args) -> int:
 
 
 def _list(practice, section_key: str | None, args) -> int:
-    sections = [practice.section(section_key)] if section_key else [s for s in practice.guide.sections if practice.for_section(s.id)]
+    # The heads alone (id, section, title, entries, kind, skill): a list never reads the questions.
+    sections = [practice.section(section_key)] if section_key else [s for s in practice.guide.sections if practice.heads_for_section(s.id)]
     mastery = practice.mastery()
     reviews = practice.reviews()
     now = practice.now()
     rows = []
     for s in sections:
-        for p in practice.for_section(s.id):
+        for p in practice.heads_for_section(s.id):
             r = reviews.get(p.id)
             rows.append((s, p, r))
     if args.json:
@@ -413,7 +414,7 @@ def _list(practice, section_key: str | None, args) -> int:
         heading.append(f"   mastery {m.mastered}/{m.problems} ({m.share:.0%}){after}, {m.due} due", style="dim")
         lines.append(heading)
         items = []
-        for p in practice.for_section(s.id):
+        for p in practice.heads_for_section(s.id):
             r = reviews.get(p.id)
             mark = practice.mark(p.id)
             when = "" if r is None else ("due" if r.due <= now else f"next {r.due.strftime('%Y-%m-%d')}")
