@@ -17,7 +17,7 @@ first run. `practice answer`, the one command that adds to the store each run, r
 that directory put back before each of its runs, so every run finds the store as seeded. The
 defaults (7 rounds after 1 unmeasured) take one to two minutes on 2 cores.
 
-Run: python benchmarks/bench_cli.py [--rounds N] [--warmup N] [--only WORDS] [--limit 1.5] [--markdown]
+Run: python benchmarks/bench_cli.py [--rounds N] [--warmup N] [--only WORDS] [--limit 1.5] [--markdown] [--practised]
      python benchmarks/bench_cli.py --load     (the in-process content load, uncached)
 Exits 1 when a command's CPU ratio (median) is over --limit, or a command fails.
 """
@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"the CPU ratio (median) a command must stay at or under (default {LIMIT})")
     parser.add_argument("--markdown", action="store_true", help="also print the table as Markdown (for the docs)")
     parser.add_argument("--load", action="store_true", help="time loading the content in process instead")
+    parser.add_argument("--practised", action="store_true",
+                        help="a learner further on: every practice problem's solution shown once (a miss), so every one has a "
+                             "review to replay and to forecast (plan's work grows with them)")
     parser.add_argument("--instructions", action="store_true",
                         help="also count each command's instructions with valgrind, once each, as ratios to the "
                              "yardstick's: a figure the machine's load does not move (slow: about a minute)")
@@ -138,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     cmd = studytui_command()
     for seed in SEED:
         subprocess.run(cmd + seed, capture_output=True)  # a failure shows when that command runs
+    if args.practised:
+        _answer_every_problem(cmd)
     jobs = [Job(RICH_LABEL, [sys.executable, "-c", RICH_IMPORT])] + [_job(label, cmd + argv) for label, argv in chosen]
     samples, failed = interleave(jobs, args.rounds, args.warmup)
     if RICH_LABEL in failed:
@@ -150,6 +155,18 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(markdown(results, prefix="studytui "))
     return 1 if over else 0
+
+
+def _answer_every_problem(cmd: list[str]) -> None:
+    """Every problem's solution shown once (`practice answer ID --reveal`, which counts as a
+    miss: each then has a review, soon due), for `--practised`."""
+    import json
+
+    listed = subprocess.run(cmd + ["practice", "--json"], capture_output=True, text=True, check=True)
+    ids = [p["id"] for p in json.loads(listed.stdout)["problems"]]
+    for pid in ids:
+        subprocess.run(cmd + ["practice", "answer", pid, "--reveal", "--seed", "0"], capture_output=True)
+    print(f"practised: every problem ({len(ids)}) revealed once (a miss each)", flush=True)
 
 
 def _job(label: str, argv: list[str]) -> Job:

@@ -88,6 +88,36 @@ def read(root: Path) -> tuple[tuple[Problem, ...], Stamps] | None:
         return None
 
 
+def read_one(root: Path, problem_id: str) -> tuple[Problem | None, Stamps] | None:
+    """One problem of the kept set (None when the set has no such id) and the set's stamps, with
+    only that problem's row rebuilt and checked (`practice show ID`, `practice answer ID`: the
+    other hundred are not decoded); None when the set is not valid for the files as they are."""
+    found = jsoncache.get(value_name(root), CODE_FILES)
+    if found is None:
+        return None
+    value, stamps = found
+    try:
+        if not stamps or stamps[0][0] != str(root / PROBLEMS_DIR):
+            raise Invalid("another folder")
+        if type(value) is not dict or sorted(value) != ["columns", "format"] or value["format"] != FORMAT:
+            raise Invalid("not a problem set")
+        columns = value["columns"]
+        if type(columns) is not dict or sorted(columns) != sorted(name for name, _ in PROBLEM_SCHEMA):
+            raise Invalid("a table of the wrong shape")
+        ids = columns["id"]
+        if type(ids) is not list or any(type(columns[name]) is not list or len(columns[name]) != len(ids) for name in columns):
+            raise Invalid("a column of the wrong length")
+        if ids.count(problem_id) != 1:
+            if problem_id in ids:
+                raise Invalid("a problem id used twice")
+            return None, stamps
+        at = ids.index(problem_id)
+        (problem,) = _Rebuild().problems({name: [column[at]] for name, column in columns.items()})
+        return problem, stamps
+    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
+        return None
+
+
 def read_heads(root: Path) -> tuple[tuple[ProblemHead, ...], Stamps] | None:
     """The kept heads of `root`'s problems and their stamps, when nothing they were built from
     changed and every value checks out (the loader's rules for these fields); else None."""

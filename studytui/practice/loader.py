@@ -50,14 +50,16 @@ class ProblemSet:
     reads the whole problems when first asked for them (`problems`, `get`, `for_section`, ...):
     `studytui practice`, `practice due` and `progress` never decode a question (issue 27)."""
 
-    __slots__ = ("_problems", "_heads", "_load", "files", "errors")
+    __slots__ = ("_problems", "_heads", "_load", "_load_one", "files", "errors")
 
     def __init__(self, problems: tuple[Problem, ...] = (), files: dict[str, YamlFile] | None = None,
                  errors: list[str] | None = None, *, heads: tuple[ProblemHead, ...] | None = None,
-                 load: Callable[[], tuple[Problem, ...]] | None = None) -> None:
+                 load: Callable[[], tuple[Problem, ...]] | None = None,
+                 load_one: Callable[[str], Problem | None] | None = None) -> None:
         self._problems: tuple[Problem, ...] | None = problems if load is None else None
         self._heads = heads
         self._load = load
+        self._load_one = load_one  # one problem, while the whole set is not read
         self.files: dict[str, YamlFile] = {} if files is None else files
         self.errors: list[str] = [] if errors is None else errors
 
@@ -70,7 +72,7 @@ class ProblemSet:
 
     @problems.setter
     def problems(self, value: tuple[Problem, ...]) -> None:
-        self._problems, self._heads, self._load = value, None, None
+        self._problems, self._heads, self._load, self._load_one = value, None, None, None
 
     @property
     def heads(self) -> tuple[ProblemHead, ...]:
@@ -82,6 +84,8 @@ class ProblemSet:
         return f"ProblemSet({len(self.heads)} problems, {len(self.errors)} errors)"
 
     def get(self, problem_id: str) -> Problem | None:
+        if self._problems is None and self._load_one is not None:
+            return self._load_one(problem_id)
         for p in self.problems:
             if p.id == problem_id:
                 return p
@@ -411,6 +415,7 @@ def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemS
     if heads is not None:  # the whole set is read when something asks for it
         index, stamps = heads
         result = ProblemSet(heads=index, load=lambda: _whole(root, stamps, index))
+        result._load_one = lambda problem_id: _one(result, root, stamps, problem_id)
         _LOADED[str(root)] = (stamps, result)
         return result
     found = cache.read(root)
@@ -429,6 +434,21 @@ def load_problems(content_dir: str | os.PathLike[str] | None = None) -> ProblemS
             return result  # a file changed just now: a second change could keep its stamp, so keep nothing
     _LOADED[str(root)] = (stamps, result)
     return result
+
+
+def _one(problems: ProblemSet, root: Path, stamps: Stamps, problem_id: str) -> Problem | None:
+    """One problem of a set that started from its heads: its row of the kept set when that was
+    built from the same files and the problem agrees with its head (or, like the heads, the set
+    has no such id); else the whole set, read as `problems` reads it."""
+    from studytui.practice import cache
+
+    found = cache.read_one(root, problem_id)
+    if found is not None and found[1] == stamps:
+        problem, head = found[0], problems.head(problem_id)
+        if (problem.head if problem is not None else None) == head:
+            return problem
+    problems._load_one = None
+    return problems.get(problem_id)
 
 
 def _whole(root: Path, stamps: Stamps, heads: tuple[ProblemHead, ...]) -> tuple[Problem, ...]:
