@@ -269,6 +269,92 @@ def _keep(out: Mapping[str, Review], digest: str, files: list[str], taken_at: fl
     jsoncache.put(_CACHE_NAME, {"digest": digest, "reviews": rows}, jsoncache.stamps_of(files), _CACHE_CODE, taken_at)
 
 
+# -- the plan's imagined reviews, kept between runs ----------------------------------------------
+# A problem whose review is not yet due gets the same imagined reviews whenever the plan is made:
+# the first at its due time, each next at the due time the one before gives. They depend on its
+# attempts and on FSRS alone, not on the clock, so they are kept per problem (keyed by a digest
+# of its attempts and the first review's time) and a plan made again neither replays nor imports
+# FSRS for them. An overdue review is imagined now, which moves: those are always worked out.
+_FORECAST_NAME = "practice-forecast:1"
+_FORECAST_MARGIN = _dt.timedelta(days=366)  # worked out this much further than asked, for the next days' plans
+
+
+def imagined_times(histories: Mapping[str, Sequence[Attempt]], starts: Mapping[str, _dt.datetime],
+                   until: _dt.datetime, limit: int) -> dict[str, list[_dt.datetime]]:
+    """Per problem of `starts`: the times of its imagined right answers (UTC), the first at its
+    start, each next at the due time FSRS gives after the one before (a day later when it gives
+    none later), every one before `until`, at most `limit`. The same as walking `Imagined`
+    forward; kept between runs (see above)."""
+    files = _fsrs_files()
+    kept = _kept_times(files)
+    out: dict[str, list[_dt.datetime]] = {}
+    fresh: dict[str, tuple[str, _dt.datetime, list[_dt.datetime]]] = {}
+    for pid, start in starts.items():
+        key = _times_key(histories[pid], start)
+        got = kept.get(pid)
+        if got is not None and got[0] == key and (got[1] >= until or len(got[2]) >= limit):
+            out[pid] = [t for t in got[2] if t < until]
+            continue
+        reach = until + _FORECAST_MARGIN
+        times = _walk(histories[pid], start, reach, limit)
+        fresh[pid] = (key, reach, times)
+        out[pid] = [t for t in times if t < until]
+    if fresh and files:
+        _keep_times({**kept, **fresh}, files)
+    return out
+
+
+def _walk(history: Sequence[Attempt], start: _dt.datetime, until: _dt.datetime, limit: int) -> list[_dt.datetime]:
+    imagined = Imagined(history)
+    at = start.astimezone(_dt.timezone.utc)
+    times: list[_dt.datetime] = []
+    while len(times) < limit and at < until:
+        times.append(at)
+        following = imagined.right_at(at).astimezone(_dt.timezone.utc)
+        at = following if following > at else at + _dt.timedelta(days=1)
+    return times
+
+
+def _times_key(history: Sequence[Attempt], start: _dt.datetime) -> str:
+    from studytui.core.jsoncache import digest_hex
+
+    rows = [[a.at, a.seed, bool(a.correct)] for a in sorted(history, key=lambda a: a.at)]
+    return digest_hex(repr((rows, start.astimezone(_dt.timezone.utc).isoformat())).encode("utf-8", "surrogatepass"))
+
+
+def _kept_times(files: list[str]) -> dict[str, tuple[str, _dt.datetime, list[_dt.datetime]]]:
+    """The kept imagined reviews: per problem (key, worked out until, times); only rows that check
+    out (times aware, in order, before their end), and none when FSRS or this code changed."""
+    from studytui.core import jsoncache
+
+    got = jsoncache.get(_FORECAST_NAME, _CACHE_CODE, files) if files else None
+    if got is None or type(got[0]) is not dict:
+        return {}
+    out = {}
+    for pid, row in got[0].items():
+        try:
+            key, end, texts = row
+            if type(key) is not str or type(end) is not str or type(texts) is not list or not all(type(t) is str for t in texts):
+                continue
+            reach = _dt.datetime.fromisoformat(end)
+            times = [_dt.datetime.fromisoformat(t) for t in texts]
+        except (TypeError, ValueError):
+            continue
+        if reach.tzinfo is None or any(t.tzinfo is None for t in times):
+            continue
+        if any(b <= a for a, b in zip(times, times[1:])) or (times and times[-1] >= reach):
+            continue
+        out[pid] = (key, reach, times)
+    return out
+
+
+def _keep_times(rows: Mapping[str, tuple[str, _dt.datetime, list[_dt.datetime]]], files: list[str]) -> None:
+    from studytui.core import jsoncache
+
+    value = {pid: [key, reach.isoformat(), [t.isoformat() for t in times]] for pid, (key, reach, times) in rows.items()}
+    jsoncache.put(_FORECAST_NAME, value, jsoncache.stamps_of(files), _CACHE_CODE, jsoncache.now())
+
+
 def due(review_map: Mapping[str, Review], now: _dt.datetime, known: Iterable[str] | None = None) -> list[Review]:
     """Reviews due at `now`, most overdue first (only problems in `known`, when given)."""
     keep = set(known) if known is not None else None

@@ -540,13 +540,35 @@ class _Forecast:
         due_today.sort(key=lambda item: (item[1], item[0]))
         self.due_today = tuple(due_today)
         self.due_now = tuple(sorted(due_now, key=lambda item: (item[1], item[0])))
+        # Problems not due yet: their imagined reviews do not depend on the clock, and are kept
+        # between runs (schedule.imagined_times); the overdue ones are walked here, from now.
+        self.upcoming = {pid for pid, _, due, _ in self.problems if due[0] > now}
+        self._times: dict[str, list[datetime]] = {}
+        self._times_until: datetime | None = None
 
     def load(self, until: date) -> ReviewLoad:
         if not self.problems:
             return ReviewLoad({}, self.review_s, ())
         now, tz = self.now, self.tz
         by_day: dict[date, list[str]] = {}
+        until_end = day_start(until + timedelta(days=1), tz).astimezone(timezone.utc)  # the first moment after `until`
+        if self.upcoming and (self._times_until is None or until_end > self._times_until):
+            from studytui.practice import schedule
+
+            # As far as any plan looks (HORIZON_DAYS) at once: one reading of the kept reviews
+            # however often build_plan looks further for the finish.
+            reach = max(until_end, day_start(local_date(now, tz) + timedelta(days=HORIZON_DAYS + 1), tz).astimezone(timezone.utc))
+            chosen = [(pid, history, due[0]) for pid, history, due, _ in self.problems if pid in self.upcoming]
+            self._times = schedule.imagined_times({pid: history for pid, history, _ in chosen},
+                                                  {pid: start for pid, _, start in chosen}, reach, MAX_FORECAST_REVIEWS)
+            self._times_until = reach
         for pid, history, due, days in self.problems:
+            if pid in self.upcoming:
+                for at in self._times[pid]:
+                    if at >= until_end:
+                        break
+                    by_day.setdefault(local_date(at, tz), []).append(pid)
+                continue
             while len(days) < MAX_FORECAST_REVIEWS:
                 at = max(due[0], now)
                 day = local_date(at, tz)
