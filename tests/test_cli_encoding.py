@@ -4,6 +4,7 @@ UnicodeEncodeError traceback; and a note's text comes back whole."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -52,3 +53,17 @@ def test_a_note_comes_back_whole_through_a_latin1_stream(tmp_path: Path) -> None
     assert show.returncode == 0 and b"Traceback" not in show.stderr
     # latin-1 has the ï and the ×; the arrow and ≈ come as escapes that decode to the same characters
     assert b"na\xefve" in show.stdout and b"\\u2192" in show.stdout and b"\\u2248" in show.stdout
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize("argv", [["show", FIRST, "--json"], ["list", "--json"], ["profile", str(TRACE), "--json"]],
+                         ids=lambda argv: argv[0])
+def test_json_to_a_stream_that_is_not_utf8_is_still_json_and_the_same(tmp_path: Path, argv: list[str], encoding: str) -> None:
+    data = tmp_path / "data"
+    note = "naïve ≈ 2× — emoji 😀 and a bidi \u202e mark"
+    assert _run(["note", FIRST, "--text", note], data, "utf-8").returncode == 0
+    plain = _run(argv, data, "utf-8")
+    other = _run(argv, data, encoding)
+    assert plain.returncode == other.returncode == 0, other.stderr
+    assert other.stdout.isascii() or encoding != "ascii"
+    assert json.loads(other.stdout.decode(encoding)) == json.loads(plain.stdout.decode("utf-8"))

@@ -153,3 +153,18 @@ def test_keywords_and_defaults_bind_as_a_named_tuple_binds_them() -> None:
         b: int = 2
 
     assert Ours(1) == Plain(1) and Ours(b=5, a=1) == Plain(b=5, a=1) == (1, 5)
+
+
+def test_replace_refuses_a_field_the_record_lacks_and_positional_counts_read_as_python_says() -> None:
+    p = Point(1, 2)
+    with pytest.raises(ValueError, match="unexpected field names"):
+        p._replace(z=3)
+    with pytest.raises(TypeError, match=r"Point.__new__\(\) takes from 2 to 3 positional arguments but 4 were given"):
+        Point(1, 2, 3)
+
+    class Pair(Tuple):
+        a: int
+        b: int
+
+    with pytest.raises(TypeError, match=r"Pair.__new__\(\) takes 3 positional arguments but 4 were given"):
+        Pair(1, 2, 3)

@@ -108,26 +108,47 @@ def _rewrite(path: Path, value: dict) -> None:
 
 @pytest.mark.parametrize("change", ["shift", "order", "naive", "key", "type", "past-end"])
 def test_forged_kept_times_are_not_used(cache: Path, change: str) -> None:
-    attempts = _attempts(2, [True, False, True], NOW - timedelta(hours=12))  # p0's review not due yet
+    attempts = _attempts(2, [True, False, True], NOW - timedelta(hours=12))
     until = NOW.date() + timedelta(days=400)
     value = _first_kept(cache, attempts, until)
-    pid = "p0"
-    assert pid in value
-    key, end, times = value[pid]
-    if change == "shift":  # plausible but wrong times under a key that no longer matches the attempts
-        value[pid] = ["0" * 64, end, [(datetime.fromisoformat(t) + timedelta(days=2)).isoformat() for t in times]]
-    elif change == "order":
-        value[pid] = [key, end, list(reversed(times)) if len(times) > 1 else times + times]
-    elif change == "naive":
-        value[pid] = [key, end, [t.replace("+00:00", "") for t in times]]
-    elif change == "key":
-        value[pid] = [schedule._times_key([], NOW), end, times]
-    elif change == "type":
-        value[pid] = [key, end, [1, 2, 3]]
-    else:  # a time at or after the end it claims
-        value[pid] = [key, times[0], times]
-    _rewrite(_forecast_file(), value)
-    assert P.forecast_reviews(attempts, NOW, UTC, until).by_day == _walked(attempts, NOW, until)
+    assert len(value) == 2  # a row per problem, under the key of its attempts and first review
+    forged = {}
+    for key, (end, times) in value.items():
+        if change == "shift":  # plausible but wrong times, under a key no attempts have
+            forged["0" * 64] = [end, [(datetime.fromisoformat(t) + timedelta(days=2)).isoformat() for t in times]]
+        elif change == "order":
+            forged[key] = [end, list(reversed(times)) if len(times) > 1 else times + times]
+        elif change == "naive":
+            forged[key] = [end, [t.replace("+00:00", "") for t in times]]
+        elif change == "key":  # another history's times under this key
+            forged[key] = [end, [(datetime.fromisoformat(t) + timedelta(days=1)).isoformat() for t in times]]
+        elif change == "type":
+            forged[key] = [end, [1, 2, 3]]
+        else:  # a time at or after the end it claims
+            forged[key] = [times[0], times]
+    _rewrite(_forecast_file(), forged)
+    got = P.forecast_reviews(attempts, NOW, UTC, until).by_day
+    if change == "key":  # rows that check out are used as they are: the key is the digest of what they were made from
+        assert got != _walked(attempts, NOW, until)
+        return
+    assert got == _walked(attempts, NOW, until)
+
+
+def test_two_stores_keep_their_forecasts_side_by_side(cache: Path) -> None:
+    one = _attempts(1, [True], NOW - timedelta(hours=12))
+    two = _attempts(1, [False, True], NOW - timedelta(hours=20))
+    until = NOW.date() + timedelta(days=300)
+    P.forecast_reviews(one, NOW, UTC, until)
+    P.forecast_reviews(two, NOW, UTC, until)
+    expected = _walked(one, NOW, until)
+    walks = []
+    real_walk = schedule._walk
+    schedule._walk = lambda *a: walks.append(a) or real_walk(*a)
+    try:
+        assert P.forecast_reviews(one, NOW, UTC, until).by_day == expected
+        assert walks == []  # still kept after the other store's plan
+    finally:
+        schedule._walk = real_walk
 
 
 def test_another_history_is_worked_out_again(cache: Path) -> None:
@@ -136,3 +157,28 @@ def test_another_history_is_worked_out_again(cache: Path) -> None:
     P.forecast_reviews(attempts, NOW, UTC, until)
     more = attempts + [Attempt(P._iso(NOW - timedelta(hours=1)), "p0", 1, "1", False)]
     assert P.forecast_reviews(more, NOW, UTC, until).by_day == _walked(more, NOW, until)
+
+
+@pytest.mark.parametrize("hours_ago", [0.5, 30, 24 * 20])  # due later today, overdue since yesterday, long overdue
+def test_each_review_is_imagined_on_its_day_an_overdue_one_at_the_start_of_today(cache: Path, hours_ago: float) -> None:
+    """The rule, walked by hand with FSRS: the first imagined review at the problem's due time, or
+    at the start of today when that is past; each next at the due time the one before gives."""
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo("Europe/Berlin") if Path("/usr/share/zoneinfo/Europe/Berlin").exists() else UTC
+    history = [Attempt(P._iso(NOW - timedelta(hours=hours_ago)), "p", 0, "1", False)]  # a miss: due 10 min later
+    due = schedule.reviews(history)["p"].due
+    start_of_today = P.day_start(P.local_date(NOW, tz), tz)
+    imagined, at, days = schedule.Imagined(history), max(due, start_of_today), []
+    until = NOW.date() + timedelta(days=200)
+    while P.local_date(at, tz) <= until:
+        days.append(P.local_date(at, tz))
+        following = imagined.right_at(at)
+        at = following if following > at else at + timedelta(days=1)
+    expected: dict = {}
+    for day in days:
+        expected.setdefault(day, []).append("p")
+    got = P.forecast_reviews(history, NOW, tz, until).by_day
+    assert got == {day: tuple(ids) for day, ids in expected.items()}
+    later = NOW + timedelta(hours=1, minutes=30)  # (23:30 in Berlin: the same day)
+    assert P.forecast_reviews(history, later, tz, until).by_day == got  # the same all day

@@ -374,3 +374,37 @@ def test_heads_from_other_files_than_the_whole_set_send_it_to_the_yaml(content: 
     real_parse = loader.parse_problems
     monkeypatch.setattr(loader, "parse_problems", lambda root: parsed.append(root) or real_parse(root))
     assert warm.problems == good and parsed == [content]
+
+
+def test_one_problem_is_rebuilt_from_its_row_and_checked_against_its_head(content: Path, monkeypatch) -> None:
+    good = load_problems(content).problems
+    for problem in (good[0], good[len(good) // 2], good[-1]):
+        found = cache.read_one(content, problem.id)
+        assert found is not None and found[0] == problem
+    assert cache.read_one(content, "no-such-problem")[0] is None
+    loader._LOADED.clear()
+    warm = load_problems(content)
+    assert warm.get(good[-1].id) == good[-1] and warm._problems is None  # one row, not the whole set
+    assert warm.get("no-such-problem") is None and warm._problems is None
+
+
+def test_a_row_that_disagrees_with_its_head_is_not_served(content: Path) -> None:
+    """The whole set's file forged (a valid digest) with another title in one row: `get` sees the
+    row disagree with the kept head and reads the set again from the YAML."""
+    good = load_problems(content).problems
+    _forge(_kept_file(content), lambda c: c["title"].__setitem__(0, "A forged but printable title"))
+    loader._LOADED.clear()
+    warm = load_problems(content)
+    assert warm.get(good[0].id) == good[0]
+    assert warm.heads == tuple(p.head for p in good)
+
+
+def test_heads_follow_the_problems_read_after_the_files_changed(content: Path) -> None:
+    """A set that started from its heads and then reads its problems after an edit: the heads
+    are those of the problems read, never the older ones."""
+    load_problems(content)
+    loader._LOADED.clear()
+    warm = load_problems(content)
+    _set_first_title(content, "Edited after the set was opened")
+    assert warm.problems[0].title == "Edited after the set was opened"
+    assert warm.heads[0].title == "Edited after the set was opened" == warm.head(warm.problems[0].id).title

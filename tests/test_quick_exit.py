@@ -84,3 +84,38 @@ def test_the_quick_exit_flushes_and_keeps_the_status(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "d")], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "NO_COLOR": "1"})
     assert done.returncode == 0 and "Roofline" in done.stdout and "not reached" not in done.stdout
+
+
+def _unbuffered_off() -> dict[str, str]:
+    """The environment without PYTHONUNBUFFERED (set on some machines): the output then sits in
+    the buffer until the flush at the end, which is what these tests are about."""
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "120"}
+    env.pop("PYTHONUNBUFFERED", None)
+    return env
+
+
+def test_a_short_output_left_in_the_buffer_arrives(tmp_path: Path) -> None:
+    for argv in (["show", FIRST, "--json"], ["where"], ["calc", "specdec", "--alpha", "0.8", "--gamma", "4", "--json"]):
+        done = subprocess.run([sys.executable, "-m", "studytui", "--data-dir", str(tmp_path / "d"), *argv],
+                              capture_output=True, text=True, env=_unbuffered_off(), timeout=120)
+        assert done.returncode == 0 and done.stdout.strip(), (argv, done.stderr)
+        if argv[-1] == "--json":
+            json.loads(done.stdout)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
+def test_output_to_a_full_disk_is_an_error_not_a_silent_success(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "studytui", "--data-dir", str(tmp_path / "d"), "show", FIRST, "--json"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, env=_unbuffered_off(), timeout=120)
+    assert done.returncode == 1
+    assert done.stderr.strip() == "studytui: error: the output could not be written (No space left on device)"
+
+
+def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
+    reader = subprocess.Popen(["head", "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-m", "studytui", "--data-dir", str(tmp_path / "d"), "list", "--json"],
+                          stdout=reader.stdin, stderr=subprocess.PIPE, text=True, env=_unbuffered_off(), timeout=120)
+    reader.stdin.close()
+    reader.wait(timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr

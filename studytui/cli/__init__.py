@@ -205,9 +205,10 @@ def finish(code: int) -> int:
     (`quick_exit_allowed`), its output flushed and then `os._exit(code)`. A command's work is done
     when `main` returns: each store it opened closed, each file written and renamed into place,
     no thread of its own left. What an ordinary exit would add is tearing down every module and
-    object one by one and a last pass of the cyclic collector: about a ninth of the yardstick's
-    time (issue 27), for memory the system takes back at once. The app, `serve` and `measure`
-    exit the ordinary way."""
+    object one by one and a last pass of the cyclic collector: about an eighth of the yardstick's
+    time (issue 27), for memory the system takes back at once. Output that cannot be written (a
+    full disk) is said in one line and the status is 1, never 0; a reader that went away (`| head`)
+    is not an error. The app, `serve` and `measure` exit the ordinary way."""
     if not _quick_exit:
         return code
     for stream in (sys.stdout, sys.stderr):
@@ -215,8 +216,13 @@ def finish(code: int) -> int:
             continue
         try:
             stream.flush()
-        except (OSError, ValueError):  # the reader went away (`studytui list | head`): nothing to tell it
+        except BrokenPipeError:  # the reader went away (`studytui list | head`): nothing to tell it
             pass
+        except (OSError, ValueError) as exc:  # a full disk, a quota, a closed stream: the output is not all there
+            if stream is sys.stdout:
+                what = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+                os.write(2, f"studytui: error: the output could not be written ({what})\n".encode("utf-8", "replace"))
+                code = code or 1
     os._exit(code)
 
 

@@ -82,7 +82,29 @@ class LinePrinter:
 def print_json(obj: Any) -> None:
     """`obj` as JSON; DEL, C1 and bidi controls in its strings as \\u escapes (`json_escaped`), so
     a name from a catalog or the learner's file never acts on the terminal, and decodes the same."""
-    sys.stdout.write(json_text(obj) + "\n")
+    sys.stdout.write(for_stream(json_text(obj) + "\n"))
+
+
+def for_stream(json_text: str, stream: Any = None) -> str:
+    """JSON text as it can be written to `stream` (stdout): as it is for a UTF-8 stream; for
+    another encoding (PYTHONIOENCODING=latin-1, an old locale) every character past ASCII as a
+    JSON \\u escape (two for one past U+FFFF), so the output is still JSON, and decodes the same.
+    (The stream's own fallback, backslash escapes such as \\xf3, is not JSON.)"""
+    stream = sys.stdout if stream is None else stream
+    encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+    if encoding in ("utf8", "utf8sig") or json_text.isascii():
+        return json_text
+    import re
+
+    return re.sub("[^\x00-\x7f]", _json_escape, json_text)
+
+
+def _json_escape(match: Any) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def json_text(obj: Any, indent: str = "") -> str:

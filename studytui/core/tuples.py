@@ -49,7 +49,9 @@ def _bind(cls: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any,
     fields, defaults = cls._fields, cls._field_defaults
     where = f"{cls.__name__}.__new__()"
     if len(args) > len(fields):
-        raise TypeError(f"{where} takes {len(fields) + 1} positional arguments but {len(args) + 1} were given")
+        least = len(fields) - len(defaults) + 1  # (the class itself counts, as Python counts it)
+        takes = f"from {least} to {len(fields) + 1}" if least <= len(fields) else str(len(fields) + 1)
+        raise TypeError(f"{where} takes {takes} positional arguments but {len(args) + 1} were given")
     for name in kwargs:
         if name not in fields:
             raise TypeError(f"{where} got an unexpected keyword argument {name!r}")

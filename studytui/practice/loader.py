@@ -67,7 +67,10 @@ class ProblemSet:
     def problems(self) -> tuple[Problem, ...]:
         if self._problems is None:
             assert self._load is not None
-            self._problems, self._load = self._load(), None
+            # The heads again from the problems read: the same when both were kept from the same
+            # files; the files' own when they changed since (never a head of one version and a
+            # problem of another).
+            self._problems, self._load, self._load_one, self._heads = self._load(), None, None, None
         return self._problems
 
     @problems.setter

@@ -274,9 +274,10 @@ def _keep(out: Mapping[str, Review], digest: str, files: list[str], taken_at: fl
 # the first at its due time, each next at the due time the one before gives. They depend on its
 # attempts and on FSRS alone, not on the clock, so they are kept per problem (keyed by a digest
 # of its attempts and the first review's time) and a plan made again neither replays nor imports
-# FSRS for them. An overdue review is imagined now, which moves: those are always worked out.
+# FSRS for them. (The plan imagines an overdue review at the start of today: the same all day.)
 _FORECAST_NAME = "practice-forecast:1"
 _FORECAST_MARGIN = _dt.timedelta(days=366)  # worked out this much further than asked, for the next days' plans
+_FORECAST_ROWS = 4096  # problems' rows kept in all (this run's first): a file of a few hundred KB at most
 
 
 def imagined_times(histories: Mapping[str, Sequence[Attempt]], starts: Mapping[str, _dt.datetime],
@@ -288,19 +289,20 @@ def imagined_times(histories: Mapping[str, Sequence[Attempt]], starts: Mapping[s
     files = _fsrs_files()
     kept = _kept_times(files)
     out: dict[str, list[_dt.datetime]] = {}
-    fresh: dict[str, tuple[str, _dt.datetime, list[_dt.datetime]]] = {}
+    used: dict[str, tuple[_dt.datetime, list[_dt.datetime]]] = {}
+    fresh = False
     for pid, start in starts.items():
         key = _times_key(histories[pid], start)
-        got = kept.get(pid)
-        if got is not None and got[0] == key and (got[1] >= until or len(got[2]) >= limit):
-            out[pid] = [t for t in got[2] if t < until]
-            continue
-        reach = until + _FORECAST_MARGIN
-        times = _walk(histories[pid], start, reach, limit)
-        fresh[pid] = (key, reach, times)
-        out[pid] = [t for t in times if t < until]
+        got = kept.get(key)
+        if got is None or not (got[0] >= until or len(got[1]) >= limit):
+            reach = until + _FORECAST_MARGIN
+            got, fresh = (reach, _walk(histories[pid], start, reach, limit)), True
+        used[key] = got
+        out[pid] = [t for t in got[1] if t < until]
     if fresh and files:
-        _keep_times({**kept, **fresh}, files)
+        # This run's rows first, then what other stores (another --data-dir) had kept, up to a bound.
+        others = [(key, row) for key, row in kept.items() if key not in used][: max(0, _FORECAST_ROWS - len(used))]
+        _keep_times({**used, **dict(others)}, files)
     return out
 
 
@@ -322,19 +324,20 @@ def _times_key(history: Sequence[Attempt], start: _dt.datetime) -> str:
     return digest_hex(repr((rows, start.astimezone(_dt.timezone.utc).isoformat())).encode("utf-8", "surrogatepass"))
 
 
-def _kept_times(files: list[str]) -> dict[str, tuple[str, _dt.datetime, list[_dt.datetime]]]:
-    """The kept imagined reviews: per problem (key, worked out until, times); only rows that check
-    out (times aware, in order, before their end), and none when FSRS or this code changed."""
+def _kept_times(files: list[str]) -> dict[str, tuple[_dt.datetime, list[_dt.datetime]]]:
+    """The kept imagined reviews, by key (`_times_key`): (worked out until, times); only rows
+    that check out (times aware, in order, before their end), and none when FSRS or this code
+    changed."""
     from studytui.core import jsoncache
 
     got = jsoncache.get(_FORECAST_NAME, _CACHE_CODE, files) if files else None
     if got is None or type(got[0]) is not dict:
         return {}
     out = {}
-    for pid, row in got[0].items():
+    for key, row in got[0].items():
         try:
-            key, end, texts = row
-            if type(key) is not str or type(end) is not str or type(texts) is not list or not all(type(t) is str for t in texts):
+            end, texts = row
+            if type(end) is not str or type(texts) is not list or not all(type(t) is str for t in texts):
                 continue
             reach = _dt.datetime.fromisoformat(end)
             times = [_dt.datetime.fromisoformat(t) for t in texts]
@@ -344,14 +347,14 @@ def _kept_times(files: list[str]) -> dict[str, tuple[str, _dt.datetime, list[_dt
             continue
         if any(b <= a for a, b in zip(times, times[1:])) or (times and times[-1] >= reach):
             continue
-        out[pid] = (key, reach, times)
+        out[key] = (reach, times)
     return out
 
 
-def _keep_times(rows: Mapping[str, tuple[str, _dt.datetime, list[_dt.datetime]]], files: list[str]) -> None:
+def _keep_times(rows: Mapping[str, tuple[_dt.datetime, list[_dt.datetime]]], files: list[str]) -> None:
     from studytui.core import jsoncache
 
-    value = {pid: [key, reach.isoformat(), [t.isoformat() for t in times]] for pid, (key, reach, times) in rows.items()}
+    value = {key: [reach.isoformat(), [t.isoformat() for t in times]] for key, (reach, times) in rows.items()}
     jsoncache.put(_FORECAST_NAME, value, jsoncache.stamps_of(files), _CACHE_CODE, jsoncache.now())
 
 

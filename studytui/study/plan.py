@@ -497,8 +497,9 @@ def forecast_reviews(
     known: Iterable[str] | None = None,
 ) -> ReviewLoad:
     """Every review due by the end of `until`: each problem's next FSRS due date (an overdue one
-    counts today), then, assuming each review is answered right on its day, the next, and so on.
-    Problems not in `known` (when given: ones the content no longer has) are left out."""
+    counts today, imagined at the start of today), then, assuming each review is answered right
+    on its day, the next, and so on. Problems not in `known` (when given: ones the content no
+    longer has) are left out."""
     return _Forecast(attempts, now, tz, review_s, known).load(until)
 
 
@@ -512,10 +513,9 @@ class _Forecast:
         keep = set(known) if known is not None else None
         usable = [a for a in attempts if parse_time(a.at) is not None and (keep is None or a.problem_id in keep)]
         self.now, self.tz, self.review_s = now, tz, review_s
-        # Per problem: the learner's attempts, the next due time, and the local day of each
-        # forecast review so far; and its card as reviewed so far by the imagined right answers.
-        self.problems: list[tuple[str, list[Attempt], list[datetime], list[date]]] = []
-        self.imagined: dict[str, Any] = {}  # problem id -> studytui.practice.schedule.Imagined
+        # Per problem: the learner's attempts and the next due time.
+        self.problems: list[tuple[str, list[Attempt], datetime]] = []
+        self.starts: dict[str, datetime] = {}
         self.due_today: tuple[tuple[str, datetime], ...] = ()
         self.due_now: tuple[tuple[str, datetime], ...] = ()
         if not usable:
@@ -536,13 +536,15 @@ class _Forecast:
             due = current[pid].due.astimezone(timezone.utc)
             if due < end_of_today:
                 due_today.append((pid, due))
-            self.problems.append((pid, list(by_problem[pid]), [due], []))
+            self.problems.append((pid, list(by_problem[pid]), due))
         due_today.sort(key=lambda item: (item[1], item[0]))
         self.due_today = tuple(due_today)
         self.due_now = tuple(sorted(due_now, key=lambda item: (item[1], item[0])))
-        # Problems not due yet: their imagined reviews do not depend on the clock, and are kept
-        # between runs (schedule.imagined_times); the overdue ones are walked here, from now.
-        self.upcoming = {pid for pid, _, due, _ in self.problems if due[0] > now}
+        # Each problem's first imagined review: at its due time, or, overdue, at the start of today
+        # (the forecast is by the day: "answered right on its day"). Neither moves with the clock
+        # within a day, so the imagined reviews are kept between runs (schedule.imagined_times).
+        start_of_today = day_start(today, tz).astimezone(timezone.utc)
+        self.starts = {pid: max(due, start_of_today) for pid, _, due in self.problems}
         self._times: dict[str, list[datetime]] = {}
         self._times_until: datetime | None = None
 
@@ -552,40 +554,20 @@ class _Forecast:
         now, tz = self.now, self.tz
         by_day: dict[date, list[str]] = {}
         until_end = day_start(until + timedelta(days=1), tz).astimezone(timezone.utc)  # the first moment after `until`
-        if self.upcoming and (self._times_until is None or until_end > self._times_until):
+        if self._times_until is None or until_end > self._times_until:
             from studytui.practice import schedule
 
             # As far as any plan looks (HORIZON_DAYS) at once: one reading of the kept reviews
             # however often build_plan looks further for the finish.
             reach = max(until_end, day_start(local_date(now, tz) + timedelta(days=HORIZON_DAYS + 1), tz).astimezone(timezone.utc))
-            chosen = [(pid, history, due[0]) for pid, history, due, _ in self.problems if pid in self.upcoming]
-            self._times = schedule.imagined_times({pid: history for pid, history, _ in chosen},
-                                                  {pid: start for pid, _, start in chosen}, reach, MAX_FORECAST_REVIEWS)
+            self._times = schedule.imagined_times({pid: history for pid, history, _ in self.problems}, self.starts,
+                                                  reach, MAX_FORECAST_REVIEWS)
             self._times_until = reach
-        for pid, history, due, days in self.problems:
-            if pid in self.upcoming:
-                for at in self._times[pid]:
-                    if at >= until_end:
-                        break
-                    by_day.setdefault(local_date(at, tz), []).append(pid)
-                continue
-            while len(days) < MAX_FORECAST_REVIEWS:
-                at = max(due[0], now)
-                day = local_date(at, tz)
-                if day > until:
+        for pid, _, _ in self.problems:
+            for at in self._times[pid]:
+                if at >= until_end:
                     break
-                days.append(day)
-                imagined = self.imagined.get(pid)
-                if imagined is None:  # the card after the learner's attempts, then each imagined review
-                    from studytui.practice.schedule import Imagined
-
-                    imagined = self.imagined[pid] = Imagined(history)
-                following = imagined.right_at(at).astimezone(timezone.utc)
-                due[0] = following if following > at else at + timedelta(days=1)
-            for day in days:
-                if day > until:  # (worked out further for a farther day asked before)
-                    break
-                by_day.setdefault(day, []).append(pid)
+                by_day.setdefault(local_date(at, tz), []).append(pid)
         return ReviewLoad({d: tuple(v) for d, v in sorted(by_day.items())}, self.review_s, self.due_today, self.due_now)
 
 

@@ -80,14 +80,14 @@ def handle(args: argparse.Namespace) -> int:
 def _write_report_json(report: Any, head: dict[str, Any]) -> None:
     """The report as one JSON object, its kernels written one at a time: 40,000 kernels never sit
     in memory as one string."""
-    from studytui.cli.output import json_text
+    from studytui.cli.output import for_stream, json_text
     from studytui.profile.report import kernel_json
 
     out = sys.stdout
     text = json_text(head)
-    out.write(text[: text.rindex("}")].rstrip() + ',\n  "kernels": [')
+    out.write(for_stream(text[: text.rindex("}")].rstrip() + ',\n  "kernels": ['))
     for i, r in enumerate(report.kernels):
-        out.write(("\n    " if i == 0 else ",\n    ") + json_text(kernel_json(r), "    "))
+        out.write(for_stream(("\n    " if i == 0 else ",\n    ") + json_text(kernel_json(r), "    ")))
     out.write("\n  ]\n}\n" if report.kernels else "]\n}\n")
 
 
