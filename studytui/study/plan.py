@@ -546,6 +546,7 @@ class _Forecast:
         start_of_today = day_start(today, tz).astimezone(timezone.utc)
         self.starts = {pid: max(due, start_of_today) for pid, _, due in self.problems}
         self._times: dict[str, list[datetime]] = {}
+        self._days: dict[str, list[date]] = {}  # the local day of each of those times
         self._times_until: datetime | None = None
 
     def load(self, until: date) -> ReviewLoad:
@@ -563,11 +564,12 @@ class _Forecast:
             self._times = schedule.imagined_times({pid: history for pid, history, _ in self.problems}, self.starts,
                                                   reach, MAX_FORECAST_REVIEWS)
             self._times_until = reach
+            self._days = {pid: [local_date(at, tz) for at in times] for pid, times in self._times.items()}
         for pid, _, _ in self.problems:
-            for at in self._times[pid]:
+            for at, day in zip(self._times[pid], self._days[pid]):
                 if at >= until_end:
                     break
-                by_day.setdefault(local_date(at, tz), []).append(pid)
+                by_day.setdefault(day, []).append(pid)
         return ReviewLoad({d: tuple(v) for d, v in sorted(by_day.items())}, self.review_s, self.due_today, self.due_now)
 
 
