@@ -119,3 +119,27 @@ def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
     reader.stdin.close()
     reader.wait(timeout=60)
     assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a device that is always full)")
+@pytest.mark.parametrize("argv", [["mark", FIRST, "learning"], ["list"], ["list", "--json"], ["progress"]], ids=" ".join)
+def test_a_full_disk_mid_command_is_said_truly_and_what_was_stored_stays(tmp_path: Path, argv: list[str]) -> None:
+    data = tmp_path / "d"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "studytui", "--data-dir", str(data), *argv],
+                              stdout=full, stderr=subprocess.PIPE, text=True, env=_unbuffered_off(), timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == ["studytui: error: the output could not be written (No space left on device)"]
+    if argv[0] == "mark":  # the mark was stored before it was printed: the message does not say otherwise
+        shown = _studytui(data, "show", FIRST, "--json")
+        assert json.loads(shown.stdout)["state"] == "learning"
+
+
+@pytest.mark.parametrize("argv", [["list"], ["progress"], ["search", "attention"], ["list", "--json"]], ids=" ".join)
+def test_a_reader_that_stops_after_one_line_is_not_an_error(tmp_path: Path, argv: list[str]) -> None:
+    reader = subprocess.Popen(["head", "-n", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = subprocess.run([sys.executable, "-m", "studytui", "--data-dir", str(tmp_path / "d"), *argv],
+                          stdout=reader.stdin, stderr=subprocess.PIPE, text=True, env=_unbuffered_off(), timeout=120)
+    reader.stdin.close()
+    reader.wait(timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -288,6 +288,14 @@ def _main(argv: Sequence[str] | None) -> int:
         sys.stdout = None  # type: ignore[assignment]
         return 0
     except OSError as exc:
+        if _output_failed(exc):
+            # Writing the output failed (a full disk, a quota): say so, and not that nothing was
+            # changed (a mark is stored before it is printed). What is left is dropped, so the
+            # exit does not fail a second time.
+            _error_line(f"the output could not be written ({exc.strerror or type(exc).__name__})")
+            _drop_output()
+            _quick_exit = True
+            return 1
         # A path the system refuses (a component over 255 bytes, a loop of links...) wherever it
         # was given: one line naming it, never a traceback. Nothing was written before this.
         _error_line(_os_error_message(exc))
@@ -310,6 +318,24 @@ def _encodable_output() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except (AttributeError, ValueError, OSError):  # not a text stream (a test's stand-in)
             pass
+
+
+def _output_failed(exc: OSError) -> bool:
+    """Whether `exc` is a write that failed for want of room or a failing device with no file
+    named: standard output on a full disk (`studytui list --json > file`), or what a command
+    was writing. It is said as such, never as "nothing was changed"."""
+    import errno
+
+    return exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
+
+
+def _drop_output() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    sys.stdout = None  # type: ignore[assignment]
 
 
 def _shorten(text: str, limit: int = 80) -> str:

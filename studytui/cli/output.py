@@ -32,7 +32,21 @@ def console() -> Console:
     from rich.console import Console
 
     # Rich honours NO_COLOR itself; it also drops styling when stdout is not a terminal.
-    return Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR")) or None)
+    con = Console(highlight=False, no_color=bool(os.environ.get("NO_COLOR")) or None)
+    con.on_broken_pipe = _reader_gone  # type: ignore[method-assign]
+    return con
+
+
+def _reader_gone() -> None:
+    """Rich's answer to a closed pipe (`studytui list | head -1`) is SystemExit(1); the command
+    line's is that the reader went away, which is no error (exit 0, as the JSON commands give):
+    what is left goes to the null device, and BrokenPipeError reaches cli.main."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    raise BrokenPipeError("the reader of the output went away")
 
 
 class LinePrinter:
