@@ -184,12 +184,12 @@ def test_a_corrupt_cache_file_is_rebuilt_not_trusted(content: Path, how: str) ->
     assert cache.read(content) is not None  # written again, valid
 
 
-def _forge(path: Path, change) -> None:
+def _forge(path: Path, change, table: str = "columns") -> None:
     """Rewrite the payload with `change` applied and a correct digest: what a hostile writer could do."""
     head, _, payload = path.read_bytes().partition(b"\n")
     header = json.loads(head)
     data = json.loads(payload)
-    change(data["columns"])
+    change(data[table])
     payload = json.dumps(data).encode()
     header["bytes"], header["blake2b"] = len(payload), jsoncache.digest_hex(payload)
     path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
@@ -331,13 +331,7 @@ def test_corrupt_heads_are_not_trusted_and_are_written_again(content: Path, how:
 
 
 def _forge_heads(path: Path, change) -> None:
-    head, _, payload = path.read_bytes().partition(b"\n")
-    header = json.loads(head)
-    data = json.loads(payload)
-    change(data["heads"])
-    payload = json.dumps(data).encode()
-    header["bytes"], header["blake2b"] = len(payload), jsoncache.digest_hex(payload)
-    path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+    _forge(path, change, table="heads")
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from studytui.core import jsoncache
 from studytui.core.jsoncache import Invalid, Stamps
@@ -31,6 +31,7 @@ from studytui.practice.loader import _CONTROL, PROBLEMS_DIR
 from studytui.practice.model import HEAD_FIELDS, KINDS, PICKS, GivenSpec, Problem, ProblemHead
 
 FORMAT = 1
+T = TypeVar("T")
 # The modules whose code decides what a problem set parsed from the YAML holds.
 CODE_FILES = (
     "practice/loader.py", "practice/model.py", "practice/answers.py", "practice/given.py", "practice/cache.py",
@@ -73,64 +74,59 @@ def source_files(root: Path) -> list[Path]:
 # -- reading -------------------------------------------------------------------------------------
 
 
-def read(root: Path) -> tuple[tuple[Problem, ...], Stamps] | None:
-    """The kept problems of `root` (resolved) and the stamps they were kept under, when nothing
-    they were built from changed and the payload checks out; else None (never raises)."""
-    found = jsoncache.get(value_name(root), CODE_FILES)
+_BAD = (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError)  # a payload that is off
+
+
+def _kept(name: str, root: Path, decode_value: Callable[[Any], T]) -> tuple[T, Stamps] | None:
+    """`decode_value` of the value kept as `name` for `root`'s problems folder, with its stamps,
+    when nothing it was built from changed and it checks out; else None (never raises)."""
+    found = jsoncache.get(name, CODE_FILES)
     if found is None:
         return None
     value, stamps = found
     try:
         if not stamps or stamps[0][0] != str(root / PROBLEMS_DIR):
             raise Invalid("another folder")
-        return decode(value), stamps
-    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
+        return decode_value(value), stamps
+    except _BAD:
         return None
+
+
+def read(root: Path) -> tuple[tuple[Problem, ...], Stamps] | None:
+    """The kept problems of `root` (resolved) and the stamps they were kept under."""
+    return _kept(value_name(root), root, decode)
 
 
 def read_one(root: Path, problem_id: str) -> tuple[Problem | None, Stamps] | None:
     """One problem of the kept set (None when the set has no such id) and the set's stamps, with
     only that problem's row rebuilt and checked (`practice show ID`, `practice answer ID`: the
     other hundred are not decoded); None when the set is not valid for the files as they are."""
-    found = jsoncache.get(value_name(root), CODE_FILES)
-    if found is None:
-        return None
-    value, stamps = found
-    try:
-        if not stamps or stamps[0][0] != str(root / PROBLEMS_DIR):
-            raise Invalid("another folder")
-        if type(value) is not dict or sorted(value) != ["columns", "format"] or value["format"] != FORMAT:
-            raise Invalid("not a problem set")
-        columns = value["columns"]
-        if type(columns) is not dict or sorted(columns) != sorted(name for name, _ in PROBLEM_SCHEMA):
-            raise Invalid("a table of the wrong shape")
-        ids = columns["id"]
-        if type(ids) is not list or any(type(columns[name]) is not list or len(columns[name]) != len(ids) for name in columns):
-            raise Invalid("a column of the wrong length")
-        if ids.count(problem_id) != 1:
-            if problem_id in ids:
-                raise Invalid("a problem id used twice")
-            return None, stamps
-        at = ids.index(problem_id)
-        (problem,) = _Rebuild().problems({name: [column[at]] for name, column in columns.items()})
-        return problem, stamps
-    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
-        return None
+    return _kept(value_name(root), root, lambda value: decode_one(value, problem_id))
 
 
 def read_heads(root: Path) -> tuple[tuple[ProblemHead, ...], Stamps] | None:
-    """The kept heads of `root`'s problems and their stamps, when nothing they were built from
-    changed and every value checks out (the loader's rules for these fields); else None."""
-    found = jsoncache.get(index_name(root), CODE_FILES)
-    if found is None:
+    """The kept heads of `root`'s problems and their stamps (the loader's rules for these fields)."""
+    return _kept(index_name(root), root, decode_heads)
+
+
+def decode_one(value: Any, problem_id: str) -> Problem | None:
+    """The problem `problem_id` from the set's plain form (its row alone rebuilt), None when the
+    set has no such id; Invalid when the table is off."""
+    if type(value) is not dict or sorted(value) != ["columns", "format"] or value["format"] != FORMAT:
+        raise Invalid("not a problem set")
+    columns = value["columns"]
+    if type(columns) is not dict or sorted(columns) != sorted(name for name, _ in PROBLEM_SCHEMA):
+        raise Invalid("a table of the wrong shape")
+    ids = columns["id"]
+    if type(ids) is not list or any(type(columns[name]) is not list or len(columns[name]) != len(ids) for name in columns):
+        raise Invalid("a column of the wrong length")
+    if ids.count(problem_id) != 1:
+        if problem_id in ids:
+            raise Invalid("a problem id used twice")
         return None
-    value, stamps = found
-    try:
-        if not stamps or stamps[0][0] != str(root / PROBLEMS_DIR):
-            raise Invalid("another folder")
-        return decode_heads(value), stamps
-    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
-        return None
+    at = ids.index(problem_id)
+    (problem,) = _Rebuild().problems({name: [column[at]] for name, column in columns.items()})
+    return problem
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -144,7 +140,7 @@ def write(root: Path, problems: tuple[Problem, ...], stamps: Stamps, taken_at: f
         value = encode(problems)
         if decode(value) != problems:
             return False  # something the plain form does not carry exactly: parse every time
-    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
+    except _BAD:
         return False
     if not jsoncache.put(value_name(root), value, stamps, CODE_FILES, taken_at):
         return False
@@ -158,7 +154,7 @@ def write_heads(root: Path, problems: tuple[Problem, ...], stamps: Stamps, taken
         heads = encode_heads(problems)
         if decode_heads(heads) != tuple(p.head for p in problems):
             return False
-    except (Invalid, TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError):
+    except _BAD:
         return False
     return jsoncache.put(index_name(root), heads, stamps, CODE_FILES, taken_at)
 
