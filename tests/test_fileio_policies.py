@@ -238,3 +238,35 @@ def test_a_rescue_file_is_fsynced_and_so_is_its_folder(tmp_path: Path, record: l
     path = write_rescue_file({"roofline": "do not lose me"}, folder, "the store refused it", io.StringIO())
     assert path is not None and path.parent == folder
     assert record == [("fsync-file", str(path)), ("fsync-folder", str(folder))]
+
+
+def test_a_full_temporary_folder_is_named_and_leaves_no_half_written_note(tmp_path: Path, monkeypatch) -> None:
+    """Writing the note into the editor's temporary file fails (a full disk): one line naming the
+    file, the partial copy removed, the editor never started."""
+    import errno
+    import tempfile
+
+    from studytui.core.errors import StudyError
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    real_fdopen = os.fdopen
+
+    class Full:
+        def __init__(self, fd: int, mode: str) -> None:
+            self.handle = real_fdopen(fd, mode)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc) -> None:
+            self.handle.close()
+
+        def write(self, data: bytes) -> int:
+            self.handle.write(data[:10])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode: Full(fd, mode))
+    started = []
+    with pytest.raises(StudyError, match=r"cannot write the temporary file .*studytui-note-.*No space left on device.*not changed"):
+        edit_in_editor("a note " * 100, "gqa", limit=10_000, environ={"EDITOR": "true"}, run=lambda argv: started.append(argv) or 0)
+    assert started == [] and list(tmp_path.iterdir()) == []

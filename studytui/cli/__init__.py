@@ -322,8 +322,9 @@ def _encodable_output() -> None:
 
 def _output_failed(exc: OSError) -> bool:
     """Whether `exc` is a write that failed for want of room or a failing device with no file
-    named: standard output on a full disk (`studytui list --json > file`), or what a command
-    was writing. It is said as such, never as "nothing was changed"."""
+    named: standard output on a full disk (`studytui list --json > file`). studytui's own file
+    writes name their file when they fail (core/fileio), so this is what is left; it is said as
+    such, never as "nothing was changed"."""
     import errno
 
     return exc.filename is None and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)

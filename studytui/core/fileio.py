@@ -301,9 +301,13 @@ def edit_in_editor(initial: str, name: str, *, limit: int, environ: Mapping[str,
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", name[:40]) or what
     fd, temp = tempfile.mkstemp(prefix="studytui-note-", suffix=f"-{safe}.md")
     path = Path(temp)
-    with os.fdopen(fd, "wb") as f:
-        f.write(initial.encode("utf-8"))
     unchanged = f"the {what} was not changed"
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(initial.encode("utf-8"))
+    except OSError as exc:  # a full temporary folder: the half-written copy of the note goes, and the message names it
+        path.unlink(missing_ok=True)
+        raise StudyError(f"cannot write the temporary file {path} for the editor ({exc.strerror or exc}); {unchanged}") from None
     try:
         status = run([*shlex.split(editor), str(path)])
     except Exception as exc:  # not found, not executable, unbalanced quotes, no terminal to hand over
