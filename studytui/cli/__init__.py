@@ -310,9 +310,10 @@ def _encodable_output() -> None:
     locale) writes what that encoding lacks as backslash escapes (an em dash as \\u2014) instead of
     stopping the command with UnicodeEncodeError: every character still reaches the reader, and
     nothing is lost. A UTF-8 stream is left as it is."""
+    from studytui.cli.output import is_utf8
+
     for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
-        if encoding in ("utf8", "utf8sig") or getattr(stream, "errors", None) == "backslashreplace":
+        if is_utf8(stream) or getattr(stream, "errors", None) == "backslashreplace":
             continue
         try:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
@@ -331,11 +332,9 @@ def _output_failed(exc: OSError) -> bool:
 
 
 def _drop_output() -> None:
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
+    from studytui.cli.output import stdout_to_null
+
+    stdout_to_null()
     sys.stdout = None  # type: ignore[assignment]
 
 

@@ -41,12 +41,24 @@ def _reader_gone() -> None:
     """Rich's answer to a closed pipe (`studytui list | head -1`) is SystemExit(1); the command
     line's is that the reader went away, which is no error (exit 0, as the JSON commands give):
     what is left goes to the null device, and BrokenPipeError reaches cli.main."""
+    stdout_to_null()
+    raise BrokenPipeError("the reader of the output went away")
+
+
+def stdout_to_null() -> None:
+    """Point standard output's descriptor at the null device: what is still buffered for a reader
+    that went away, or for a full disk, goes nowhere, and the exit does not fail on it again."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-    raise BrokenPipeError("the reader of the output went away")
+
+
+def is_utf8(stream: Any) -> bool:
+    """Whether a text stream encodes as UTF-8 (a stream that names no encoding counts as one)."""
+    encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+    return encoding in ("utf8", "utf8sig")
 
 
 class LinePrinter:
@@ -104,9 +116,7 @@ def for_stream(json_text: str, stream: Any = None) -> str:
     another encoding (PYTHONIOENCODING=latin-1, an old locale) every character past ASCII as a
     JSON \\u escape (two for one past U+FFFF), so the output is still JSON, and decodes the same.
     (The stream's own fallback, backslash escapes such as \\xf3, is not JSON.)"""
-    stream = sys.stdout if stream is None else stream
-    encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
-    if encoding in ("utf8", "utf8sig") or json_text.isascii():
+    if json_text.isascii() or is_utf8(sys.stdout if stream is None else stream):
         return json_text
     import re
 
